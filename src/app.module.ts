@@ -1,0 +1,42 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module';
+import { CatalogModule } from './catalog/catalog.module';
+import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { RouteTable } from './common/http/route-table';
+import { AppValidationPipe } from './common/validation/validation.pipe';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
+import { HealthModule } from './health/health.module';
+import { loggerOptions } from './logging';
+import { PlansModule } from './plans/plans.module';
+
+/** Wires the modules; the global guard, pipe and filter are APP_* providers. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerOptions(config)),
+        DatabaseModule,
+        AuthModule,
+        HealthModule,
+        CatalogModule,
+        PlansModule,
+        ExternalAccountsModule,
+        ...extraModules,
+      ],
+      providers: [
+        RouteTable,
+        { provide: APP_PIPE, useClass: AppValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+      exports: [RouteTable],
+    };
+  }
+}

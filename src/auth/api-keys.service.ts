@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import { createHash, randomInt } from 'node:crypto';
+import { IsNull } from 'typeorm';
+import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { Database } from '../database/database.service';
+import { ApiKey } from './entities/api-key.entity';
+import { Organization } from './entities/organization.entity';
+
+export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Who is calling: the key's organization, attached to the request by the bearer strategy. */
+export interface Principal {
+  organizationId: string;
+  apiKeyId: string;
+}
+
+export interface OrganizationView {
+  id: string;
+  object: 'organization';
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyView {
+  id: string;
+  object: 'apiKey';
+  organizationId: string;
+  mode: 'live' | 'test';
+  /** The key's last four characters, to tell keys apart. */
+  last4: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** A new key: sk_live_ or sk_test_ and 32 base62 characters (about 190 random bits). */
+export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
+  let body = '';
+  for (let i = 0; i < 32; i++) body += BASE62[randomInt(62)];
+  return `sk_${mode}_${body}`;
+}
+
+function organizationView(o: Organization): OrganizationView {
+  return {
+    id: o.id,
+    object: 'organization',
+    name: o.name,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
+
+function apiKeyView(k: ApiKey): ApiKeyView {
+  return {
+    id: k.id,
+    object: 'apiKey',
+    organizationId: k.organizationId,
+    mode: k.mode,
+    last4: k.last4,
+    createdAt: k.createdAt.toISOString(),
+    revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
+  };
+}
+
+/** Organizations and their API keys: created from the command line, checked on every request. */
+@Injectable()
+export class ApiKeysService {
+  constructor(private readonly db: Database) {}
+
+  async createOrganization(name: string): Promise<OrganizationView> {
+    if (typeof name !== 'string' || name.trim() === '' || name.length > 200) {
+      throw ValidationFailedError.field(
+        'name',
+        'invalid_value',
+        'must be 1-200 characters and not blank',
+      );
+    }
+    const now = new Date();
+    const org = Object.assign(new Organization(), {
+      id: newId(ID_PREFIXES.organization),
+      name,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.db.transaction((m) => m.insert(Organization, org));
+    return organizationView(org);
+  }
+
+  async getOrganization(id: string): Promise<OrganizationView> {
+    const org = isIdOf(ID_PREFIXES.organization, id)
+      ? await this.db.read((m) => m.findOneBy(Organization, { id }))
+      : null;
+    if (!org) throw new NotFoundError('organization', id);
+    return organizationView(org);
+  }
+
+  /** Creates a key and returns it in full: the only time it is ever shown. */
+  async createApiKey(
+    organizationId: string,
+    options: { mode?: 'live' | 'test'; key?: string } = {},
+  ): Promise<ApiKeyView & { apiKey: string }> {
+    await this.getOrganization(organizationId);
+    const key = options.key ?? generateApiKey(options.mode ?? 'live');
+    const record = Object.assign(new ApiKey(), {
+      id: newId(ID_PREFIXES.apiKey),
+      organizationId,
+      keyHash: hashApiKey(key),
+      mode: key.startsWith('sk_test_') ? 'test' : 'live',
+      last4: key.slice(-4),
+      createdAt: new Date(),
+      revokedAt: null,
+    });
+    await this.db.transaction((m) => m.insert(ApiKey, record));
+    return { ...apiKeyView(record), apiKey: key };
+  }
+
+  async listApiKeys(organizationId: string): Promise<ApiKeyView[]> {
+    await this.getOrganization(organizationId);
+    const keys = await this.db.read((m) =>
+      m.find(ApiKey, { where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } }),
+    );
+    return keys.map(apiKeyView);
+  }
+
+  /** Revokes a key; revoking it again changes nothing. */
+  async revokeApiKey(id: string): Promise<ApiKeyView> {
+    return this.db.transaction(async (m) => {
+      const key = isIdOf(ID_PREFIXES.apiKey, id) ? await m.findOneBy(ApiKey, { id }) : null;
+      if (!key) throw new NotFoundError('API key', id);
+      if (!key.revokedAt) {
+        key.revokedAt = new Date();
+        await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
+      }
+      return apiKeyView(key);
+    });
+  }
+
+  /** The principal of a live key, or null for a key that is malformed, unknown or revoked. */
+  async authenticate(token: string): Promise<Principal | null> {
+    if (!API_KEY_PATTERN.test(token)) return null;
+    const key = await this.db.read((m) =>
+      m.findOne(ApiKey, {
+        select: { id: true, organizationId: true },
+        where: { keyHash: hashApiKey(token), revokedAt: IsNull() },
+      }),
+    );
+    return key ? { organizationId: key.organizationId, apiKeyId: key.id } : null;
+  }
+
+  /** BOOTSTRAP_API_KEY: makes sure this exact key exists, with its organization. */
+  async ensureKey(
+    key: string,
+    organizationName: string,
+  ): Promise<{ created: boolean; organizationId: string }> {
+    const existing = await this.db.read((m) => m.findOneBy(ApiKey, { keyHash: hashApiKey(key) }));
+    if (existing) return { created: false, organizationId: existing.organizationId };
+    const org = await this.createOrganization(organizationName);
+    await this.createApiKey(org.id, { key });
+    return { created: true, organizationId: org.id };
+  }
+
+  async countOrganizations(): Promise<number> {
+    return this.db.read((m) => m.count(Organization));
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * The methods registered for each route pattern, collected from Fastify's onRoute hook, so that
+ * a known path with the wrong method answers 405 with Allow.
+ */
+@Injectable()
+export class RouteTable {
+  private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
+
+  add(url: string, methods: string | string[]): void {
+    const source = url
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const pattern = new RegExp(`^${source}/?$`);
+    let entry = this.routes.find((r) => r.pattern.source === pattern.source);
+    if (!entry) {
+      entry = { url, pattern, methods: new Set() };
+      this.routes.push(entry);
+    }
+    for (const m of Array.isArray(methods) ? methods : [methods])
+      entry.methods.add(m.toUpperCase());
+  }
+
+  /** Every registered route, one entry per method (HEAD and OPTIONS left out). */
+  list(): { method: string; url: string }[] {
+    return this.routes.flatMap((r) =>
+      [...r.methods]
+        .filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
+        .map((method) => ({ method, url: r.url })),
+    );
+  }
+
+  methodsFor(path: string): string[] {
+    const methods = new Set<string>();
+    for (const r of this.routes) if (r.pattern.test(path)) r.methods.forEach((m) => methods.add(m));
+    return [...methods].filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
+  }
+}

@@ -1,0 +1,62 @@
+import { ValidationFailedError } from './errors';
+
+export type MetadataValue = string | number | boolean;
+export type Metadata = Record<string, MetadataValue>;
+export type MetadataPatch = Record<string, MetadataValue | null>;
+
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_KEY_MAX = 40;
+export const METADATA_VALUE_MAX = 500;
+
+/** Returns why `value` is not valid metadata, or null when it is (API.md section 1). */
+export function validateMetadata(
+  value: unknown,
+  opts: { allowNullValues?: boolean } = {},
+): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return 'must be a flat JSON object';
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > METADATA_MAX_KEYS) return `may have at most ${METADATA_MAX_KEYS} keys`;
+  for (const [key, v] of entries) {
+    if (key.length < 1 || key.length > METADATA_KEY_MAX) {
+      return `keys must be 1-${METADATA_KEY_MAX} characters (got "${key.slice(0, 50)}")`;
+    }
+    if (v === null && opts.allowNullValues) continue;
+    if (typeof v === 'string') {
+      if (v.length > METADATA_VALUE_MAX) {
+        return `value of "${key}" must be at most ${METADATA_VALUE_MAX} characters`;
+      }
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return `value of "${key}" must be a finite number`;
+    } else if (typeof v !== 'boolean') {
+      return `value of "${key}" must be a string, number or boolean (nested objects, arrays and null are not allowed)`;
+    }
+  }
+  return null;
+}
+
+/**
+ * JSON Merge Patch (RFC 7396) of flat metadata: keys set to null are removed, others replace;
+ * `null` for the whole object removes every key. The result must still fit the limits.
+ */
+export function mergeMetadata(
+  current: Metadata,
+  patch: MetadataPatch | null | undefined,
+): Metadata {
+  if (patch === undefined) return current;
+  if (patch === null) return {};
+  const merged: Metadata = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  if (Object.keys(merged).length > METADATA_MAX_KEYS) {
+    throw ValidationFailedError.field(
+      'metadata',
+      'invalid_metadata',
+      `may have at most ${METADATA_MAX_KEYS} keys after the update`,
+    );
+  }
+  return merged;
+}

@@ -1,0 +1,104 @@
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import {
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+  ValidationOptions,
+  registerDecorator,
+} from 'class-validator';
+import { isDecimalString } from '../money/decimal';
+import { validateMetadata } from '../metadata';
+
+/**
+ * Optional, but not nullable: absent is fine, `null` is rejected. (class-validator's IsOptional
+ * lets null through, which on PATCH would blank a required field.)
+ */
+export function IsOptionalNotNull(): PropertyDecorator {
+  return ValidateIf((_object, value) => value !== undefined);
+}
+
+/** A name-like string: 1-200 characters and not blank (API.md section 1). */
+export function IsName(max = 200): PropertyDecorator {
+  return applyDecorators(
+    IsString(),
+    MinLength(1, { context: { code: 'too_short' }, message: 'must not be empty' }),
+    MaxLength(max, { message: `must be at most ${max} characters` }),
+    Matches(/\S/, { context: { code: 'blank' }, message: 'must not be blank' }),
+  );
+}
+
+/** A free-text description: at most 2,000 characters. */
+export function IsDescription(): PropertyDecorator {
+  return applyDecorators(
+    IsString(),
+    MaxLength(2000, { message: 'must be at most 2000 characters' }),
+  );
+}
+
+/** A money or rate amount as a decimal string (API.md section 1). */
+export function IsDecimalString(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) =>
+    registerDecorator({
+      name: 'isDecimalString',
+      target: target.constructor,
+      propertyName: String(propertyKey),
+      options: {
+        message:
+          'must be a decimal string such as "0.25" (up to 18 integer and 12 fractional digits)',
+        context: { code: 'invalid_decimal' },
+        ...options,
+      },
+      validator: { validate: (value: unknown) => isDecimalString(value) },
+    });
+}
+
+/** A metadata object (API.md section 1); `allowNull` lets PATCH remove keys with null values. */
+export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) =>
+    registerDecorator({
+      name: 'isMetadata',
+      target: target.constructor,
+      propertyName: String(propertyKey),
+      options: { context: { code: 'invalid_metadata' } },
+      validator: {
+        validate: (value: unknown) => validateMetadata(value, opts) === null,
+        defaultMessage: (args) => validateMetadata(args?.value, opts) ?? 'is invalid',
+      },
+    });
+}
+
+/**
+ * A field that exists on the resource but may not be set by this request: present at all (even
+ * null), it is a 400 whose message says what to do instead.
+ */
+export function NotAllowed(message: string, code = 'field_not_allowed'): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) =>
+    registerDecorator({
+      name: 'notAllowed',
+      target: target.constructor,
+      propertyName: String(propertyKey),
+      options: { message, context: { code } },
+      validator: { validate: (value: unknown) => value === undefined },
+    });
+}
+
+/** Query strings: `true`/`false` become booleans; anything else stays and fails IsBoolean. */
+export function ToBoolean(): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) =>
+    value === 'true' ? true : value === 'false' ? false : value,
+  );
+}
+
+/** Query strings: a whole decimal number becomes a number; anything else becomes NaN and fails. */
+export function ToInteger(): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^-?\d{1,15}$/.test(value)
+      ? Number(value)
+      : value === undefined
+        ? undefined
+        : NaN,
+  );
+}

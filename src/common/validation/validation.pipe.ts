@@ -1,0 +1,122 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { FieldError, ValidationFailedError } from '../errors';
+
+/** What each class-validator constraint means to a client, as a stable code and message. */
+const CONSTRAINT_CODES: Record<string, { code: string; message?: string }> = {
+  whitelistValidation: { code: 'unknown_field', message: 'is not a field of this request' },
+  isDefined: { code: 'required', message: 'is required' },
+  isString: { code: 'invalid_type', message: 'must be a string' },
+  isInt: { code: 'invalid_type', message: 'must be a whole number' },
+  isNumber: { code: 'invalid_type', message: 'must be a number' },
+  isBoolean: { code: 'invalid_type', message: 'must be true or false' },
+  isArray: { code: 'invalid_type', message: 'must be an array' },
+  isObject: { code: 'invalid_type', message: 'must be an object' },
+  nestedValidation: { code: 'invalid_type', message: 'must be an object' },
+  isIn: { code: 'invalid_value' },
+  isEnum: { code: 'invalid_value' },
+  min: { code: 'out_of_range' },
+  max: { code: 'out_of_range' },
+  minLength: { code: 'too_short' },
+  maxLength: { code: 'too_long' },
+  isLength: { code: 'invalid_length' },
+  arrayMaxSize: { code: 'too_many_items' },
+  arrayMinSize: { code: 'too_few_items' },
+  arrayUnique: { code: 'duplicate_item' },
+  isNotEmpty: { code: 'blank' },
+  matches: { code: 'invalid_format' },
+};
+
+/** A wrong type explains every other failure of the same field, so it is reported first. */
+const TYPE_CONSTRAINTS = new Set([
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+]);
+
+function joinPath(parent: string, property: string): string {
+  if (parent === '') return property;
+  return /^\d+$/.test(property) ? `${parent}[${property}]` : `${parent}.${property}`;
+}
+
+/** One entry per invalid field: the most telling constraint wins, so a missing field says `required`. */
+function toFieldError(error: ValidationError, path: string): FieldError {
+  const constraints = error.constraints ?? {};
+  const names = Object.keys(constraints);
+  const contexts = (error.contexts ?? {}) as Record<string, { code?: string } | undefined>;
+  if (names.includes('whitelistValidation')) {
+    return { field: path, code: 'unknown_field', message: 'is not a field of this request' };
+  }
+  // A field that is absent (or null where null is not allowed) fails every rule; say only that.
+  if (error.value === undefined || (error.value === null && !names.includes('notAllowed'))) {
+    const isRequired = error.value === undefined;
+    return {
+      field: path,
+      code: isRequired ? 'required' : 'invalid_type',
+      message: isRequired ? 'is required' : 'may not be null',
+    };
+  }
+  const name =
+    names.find((n) => TYPE_CONSTRAINTS.has(n)) ?? names.find((n) => contexts[n]?.code) ?? names[0];
+  const mapped = CONSTRAINT_CODES[name];
+  const code =
+    contexts[name]?.code ?? mapped?.code ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const message = (constraints[name] ?? mapped?.message ?? 'is invalid').replace(
+    new RegExp(`^(each value in )?${error.property} `),
+    '$1',
+  );
+  return { field: path, code, message };
+}
+
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    const path = joinPath(parent, error.property);
+    if (error.constraints && Object.keys(error.constraints).length > 0) {
+      out.push(toFieldError(error, path));
+    }
+    if (error.children && error.children.length > 0) {
+      out.push(...flattenValidationErrors(error.children, path));
+    }
+  }
+  return out;
+}
+
+/**
+ * The one validation pipe (registered as APP_PIPE): strips nothing silently, rejects unknown
+ * fields, transforms into DTO instances, and reports every problem in the error envelope.
+ */
+@Injectable()
+export class AppValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validateCustomDecorators: false,
+      exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      // A request without a body is an empty object: PATCH {} is a valid no-op.
+      if (value === undefined) value = {};
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw ValidationFailedError.field('body', 'invalid_type', 'the body must be a JSON object');
+      }
+    }
+    if (metadata.type === 'query' && metadata.metatype && metadata.metatype !== Object) {
+      const repeated = Object.entries((value ?? {}) as Record<string, unknown>).find(([, v]) =>
+        Array.isArray(v),
+      );
+      if (repeated) {
+        throw ValidationFailedError.field(repeated[0], 'invalid_type', 'may be given only once');
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}

@@ -1,0 +1,13 @@
+import { ColumnType } from 'typeorm';
+
+/**
+ * Entities are shared by both dialects, but a few column types differ. The dialect is read from
+ * DATABASE_URL when the entity files load, which is the same URL the configuration validates.
+ */
+export const IS_POSTGRES = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
+
+/** Instants: timestamptz on PostgreSQL; on SQLite TypeORM stores UTC text with milliseconds. */
+export const TIMESTAMP: ColumnType = IS_POSTGRES ? 'timestamptz' : 'datetime';
+
+/** Small JSON documents (metadata, price properties): jsonb on PostgreSQL, text on SQLite. */
+export const JSON_COLUMN: ColumnType = IS_POSTGRES ? 'jsonb' : 'simple-json';

@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DataSourceOptions } from 'typeorm';
+import { DatabaseConfig } from '../config/app-config';
+import { postgresMigrations, sqliteMigrations } from './migrations';
+
+/** Every entity file of every module; the Nest app also registers them through forFeature. */
+export const ENTITY_GLOB = join(__dirname, '..', '**', '*.entity.{ts,js}');
+
+/**
+ * The TypeORM options for a configured database: migrations per dialect, never synchronize.
+ * SQLite runs in WAL mode with foreign keys on and a busy timeout; PostgreSQL through a pool.
+ */
+export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  const common: {
+    entities: string[];
+    synchronize: false;
+    migrationsRun: false;
+    migrationsTableName: string;
+    logging: false;
+  } = {
+    entities: [ENTITY_GLOB],
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTableName: 'typeorm_migrations',
+    logging: false,
+  };
+  if (database.kind === 'postgres') {
+    return {
+      ...common,
+      type: 'postgres',
+      url: database.url,
+      migrations: postgresMigrations,
+      migrationsTransactionMode: 'each',
+      extra: {
+        max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+        connectionTimeoutMillis: 3000,
+        idleTimeoutMillis: 30000,
+        // A statement that hangs (a lock, a stopped server) fails instead of holding a request.
+        statement_timeout: 10000,
+        query_timeout: 12000,
+      },
+    };
+  }
+  const path = database.sqlitePath ?? ':memory:';
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: path,
+    migrations: sqliteMigrations,
+    migrationsTransactionMode: 'each',
+    enableWAL: path !== ':memory:',
+    timeout: 5000,
+    prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      db.pragma('synchronous = NORMAL');
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { dataSourceOptions } from './data-source-options';
+import { Database } from './database.service';
+
+/** TypeORM on the configured database; migrations run when the app starts. */
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.database),
+        entities: [],
+        autoLoadEntities: true,
+        migrationsRun: true,
+        retryAttempts: 0,
+      }),
+    }),
+  ],
+  providers: [
+    { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
+  ],
+  exports: [Database],
+})
+export class DatabaseModule {}

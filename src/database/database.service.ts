@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { Mutex } from 'async-mutex';
+import { DataSource, EntityManager } from 'typeorm';
+
+const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+function pgCode(err: unknown): string | undefined {
+  const e = err as { driverError?: { code?: unknown }; code?: unknown };
+  const code = e?.driverError?.code ?? e?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * The one way services touch the database.
+ *
+ * SQLite has a single connection in TypeORM: two transactions (or a transaction and another
+ * request's statement) would interleave on it, so on SQLite every unit of work runs alone, in
+ * order, behind a mutex. The better-sqlite3 driver is synchronous, so this costs little.
+ * PostgreSQL uses its pool; a transaction that loses a serialization race or a deadlock is retried.
+ */
+@Injectable()
+export class Database {
+  private readonly sqliteLock?: Mutex;
+
+  constructor(readonly dataSource: DataSource) {
+    if (dataSource.options.type === 'better-sqlite3') this.sqliteLock = new Mutex();
+  }
+
+  get isPostgres(): boolean {
+    return this.dataSource.options.type === 'postgres';
+  }
+
+  /**
+   * The lock option for a read-modify-write inside `transaction`: SELECT ... FOR UPDATE on
+   * PostgreSQL, so concurrent writers of one row queue up; nothing on SQLite, whose writes are
+   * already serialized. Use as `manager.findOne(Entity, { where, lock: db.rowLock })`.
+   */
+  get rowLock(): { mode: 'pessimistic_write' } | undefined {
+    return this.isPostgres ? { mode: 'pessimistic_write' } : undefined;
+  }
+
+  /** Runs `work` in one transaction: everything it writes lands together or not at all. */
+  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.sqliteLock) {
+      return this.sqliteLock.runExclusive(() => this.dataSource.transaction(work));
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction(work);
+      } catch (err) {
+        const code = pgCode(err);
+        if (attempt >= 3 || !code || !RETRYABLE_POSTGRES.has(code)) throw err;
+      }
+    }
+  }
+
+  /** Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one. */
+  async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.sqliteLock) {
+      return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
+    }
+    return work(this.dataSource.manager);
+  }
+
+  /** True when the database answers a trivial query within `timeoutMs`. */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('database ping timed out')), timeoutMs);
+      });
+      await Promise.race([this.dataSource.query('SELECT 1'), timeout]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * The migrations of each dialect, in order. A module that changes the schema adds one class to
+ * each list (see the README, "Adding a module").
+ */
+import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
+import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
+import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
+import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
+
+export const sqliteMigrations = [SqliteFoundation, SqliteCatalog];
+export const postgresMigrations = [PostgresFoundation, PostgresCatalog];

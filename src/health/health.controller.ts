@@ -1,0 +1,40 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/public.decorator';
+import { ServiceUnavailableError } from '../common/errors';
+import { ErrorEnvelope } from '../common/http/api-docs';
+import { Database } from '../database/database.service';
+
+class HealthResponse {
+  /** Always `ok` when the response is 200. */
+  status: 'ok';
+}
+
+class ReadinessResponse {
+  status: 'ok';
+  /** `up` when the database answered. */
+  database: 'up';
+}
+
+@ApiTags('health')
+@Public()
+@Controller()
+export class HealthController {
+  constructor(private readonly db: Database) {}
+
+  /** Liveness: the process is up and serving HTTP. */
+  @Get('healthz')
+  @ApiOkResponse({ type: HealthResponse })
+  healthz(): HealthResponse {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: the database answers; 503 otherwise. */
+  @Get('readyz')
+  @ApiOkResponse({ type: ReadinessResponse })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelope })
+  async readyz(): Promise<ReadinessResponse> {
+    if (!(await this.db.ping())) throw new ServiceUnavailableError();
+    return { status: 'ok', database: 'up' };
+  }
+}

@@ -1,0 +1,53 @@
+import 'reflect-metadata';
+import { Logger } from 'nestjs-pino';
+import { createApp } from './app.setup';
+import { ConfigError, loadConfig } from './config/app-config';
+
+async function bootstrap(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  if (config.encryptionKeyGeneratedAt) {
+    process.stderr.write(
+      `WARNING: ENCRYPTION_KEY is not set; generated one into ${config.encryptionKeyGeneratedAt} ` +
+        '(mode 0600). Set ENCRYPTION_KEY in production: bank account numbers cannot be read without it.\n',
+    );
+  }
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+
+  // SIGTERM: stop taking connections, finish requests in flight, close the database, exit 0.
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const logger = app.get(Logger);
+    logger.log(`${signal} received: shutting down`);
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutSeconds * 1000);
+    timer.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+bootstrap().catch((err: unknown) => {
+  process.stderr.write(`Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
