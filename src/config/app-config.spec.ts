@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, parseDatabaseUrl } from './app-config';
+
+const KEY = Buffer.alloc(32, 1).toString('base64');
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('uses the documented defaults', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const config = loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite`, ENCRYPTION_KEY: KEY });
+    expect(config).toMatchObject({
+      env: 'development',
+      port: 3000,
+      rateLimitPerSecond: 100,
+      bootstrapOrganizationName: 'Default',
+      printDevelopmentKey: true,
+      database: { kind: 'sqlite', sqlitePath: `${dir}/db.sqlite` },
+    });
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('names every bad variable at once', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      RATE_LIMIT_PER_SECOND: '0',
+      DATABASE_URL: 'mysql://x',
+      LOG_LEVEL: 'loud',
+      NODE_ENV: 'staging',
+      BOOTSTRAP_API_KEY: 'abc',
+      REDIS_URL: 'localhost:6379',
+      ENCRYPTION_KEY: 'c2hvcnQ=',
+    });
+    for (const name of [
+      'PORT',
+      'RATE_LIMIT_PER_SECOND',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'NODE_ENV',
+      'BOOTSTRAP_API_KEY',
+      'REDIS_URL',
+      'ENCRYPTION_KEY',
+    ]) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+
+  it('requires ENCRYPTION_KEY in production', () => {
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' })).toEqual([
+      'ENCRYPTION_KEY is required when NODE_ENV=production',
+    ]);
+  });
+
+  it('generates a key once into the data folder with mode 0600 and reuses it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const first = loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` });
+    expect(first.encryptionKeyGeneratedAt).toBe(join(dir, 'encryption.key'));
+    expect(statSync(join(dir, 'encryption.key')).mode & 0o777).toBe(0o600);
+    const second = loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` });
+    expect(second.encryptionKeyGeneratedAt).toBeUndefined();
+    expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
+    expect(Buffer.from(readFileSync(join(dir, 'encryption.key'), 'utf8').trim(), 'base64')).toEqual(
+      first.encryptionKey,
+    );
+  });
+
+  it('accepts a valid bootstrap key and turns off the development key in tests and production', () => {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: 'sqlite::memory:',
+      ENCRYPTION_KEY: KEY,
+      BOOTSTRAP_API_KEY: 'sk_test_' + 'a'.repeat(32),
+    });
+    expect(config.bootstrapApiKey).toBe('sk_test_' + 'a'.repeat(32));
+    expect(config.printDevelopmentKey).toBe(false);
+  });
+});
+
+describe('parseDatabaseUrl', () => {
+  it.each([
+    ['sqlite:data/billing.sqlite', { kind: 'sqlite', sqlitePath: 'data/billing.sqlite' }],
+    ['sqlite::memory:', { kind: 'sqlite', sqlitePath: ':memory:' }],
+    ['postgres://u:p@localhost:5432/db', { kind: 'postgres' }],
+    ['postgresql://localhost/db', { kind: 'postgres' }],
+  ])('reads %s', (url, expected) => {
+    expect(parseDatabaseUrl(url)).toMatchObject(expected);
+  });
+
+  it.each(['mysql://localhost/db', 'sqlite:', 'postgres://', 'data.sqlite'])(
+    'rejects %s',
+    (url) => {
+      expect(typeof parseDatabaseUrl(url)).toBe('string');
+    },
+  );
+});
