@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -17,12 +18,16 @@ import { PlansModule } from './plans/plans.module';
 /** Wires the modules; the global guard, pipe and filter are APP_* providers. */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    extraModules: Type[] = [],
+    logDestination?: DestinationStream,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerOptions(config)),
+        LoggerModule.forRoot(loggerOptions(config, logDestination)),
         DatabaseModule,
         AuthModule,
         HealthModule,

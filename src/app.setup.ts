@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ApiError } from './common/errors';
 import { RouteTable } from './common/http/route-table';
@@ -19,6 +20,8 @@ export const BODY_LIMIT_BYTES = 100 * 1024;
 export interface CreateAppOptions {
   /** Modules added beside the product's (the end-to-end tests add fault-injection routes). */
   extraModules?: Type[];
+  /** Where log lines go (standard output by default); the tests read them. */
+  logDestination?: DestinationStream;
 }
 
 export async function createApp(
@@ -33,7 +36,7 @@ export async function createApp(
     forceCloseConnections: 'idle',
   });
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, options.extraModules),
+    AppModule.forRoot(config, options.extraModules, options.logDestination),
     adapter,
     {
       bufferLogs: true,
