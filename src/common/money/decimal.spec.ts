@@ -51,5 +51,7 @@ describe('fractionDigits', () => {
     ['1', 0],
     ['1.5', 1],
     ['0.0001', 4],
-  ] as const)('counts the digits of %s', (value, digits) => expect(fractionDigits(value)).toBe(digits));
+  ] as const)('counts the digits of %s', (value, digits) =>
+    expect(fractionDigits(value)).toBe(digits),
+  );
 });
