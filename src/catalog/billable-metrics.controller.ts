@@ -16,7 +16,6 @@ import { BillableMetricListResponse, BillableMetricResponse } from './dto/billab
 import { CreateBillableMetricDto } from './dto/create-billable-metric.dto';
 import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.dto';
 import { UpdateBillableMetricDto } from './dto/update-billable-metric.dto';
-import { ApiListQuery } from './list-docs';
 
 @ApiTags('Billable metrics')
 @ApiCommonResponses()
@@ -39,7 +38,6 @@ export class BillableMetricsController {
 
   @Get()
   @ApiOperation({ summary: 'List billable metrics, newest first' })
-  @ApiListQuery()
   @ApiOkResponse({ type: BillableMetricListResponse, description: 'One page of billable metrics' })
   list(@CurrentOrganization() org: string, @Query() query: ListBillableMetricsQueryDto) {
     return this.metrics.list(org, query);

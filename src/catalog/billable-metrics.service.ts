@@ -3,7 +3,7 @@ import { FindOptionsWhere } from 'typeorm';
 import { NotFoundError } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { ListResponse, toListResponse } from '../common/pagination';
+import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database.service';
 import { CatalogService } from './catalog.service';
 import { BillableMetricResponse, toBillableMetricResponse } from './dto/billable-metric.response';
@@ -12,7 +12,7 @@ import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.d
 import { UpdateBillableMetricDto } from './dto/update-billable-metric.dto';
 import { BillableMetric } from './entities/billable-metric.entity';
 import { normalizeDescription } from './dto/text';
-import { assertOwnMerchant } from './merchant';
+import { assertOwnMerchant } from '../common/merchant';
 
 @Injectable()
 export class BillableMetricsService {

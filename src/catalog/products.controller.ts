@@ -15,7 +15,6 @@ import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductListResponse, ProductResponse } from './dto/product.response';
 import { UpdateProductDto } from './dto/update-product.dto';
-import { ApiListQuery } from './list-docs';
 import { ProductsService } from './products.service';
 
 const forbiddenMerchant = ApiForbiddenResponse({
@@ -39,7 +38,6 @@ export class ProductsController {
 
   @Get()
   @ApiOperation({ summary: 'List products, newest first' })
-  @ApiListQuery()
   @ApiOkResponse({ type: ProductListResponse, description: 'One page of products' })
   @forbiddenMerchant
   list(@CurrentOrganization() org: string, @Query() query: ListProductsQueryDto) {

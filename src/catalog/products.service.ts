@@ -3,7 +3,7 @@ import { NotFoundError } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { Metadata, mergeMetadata } from '../common/metadata';
-import { ListResponse, toListResponse } from '../common/pagination';
+import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database.service';
 import { CatalogService } from './catalog.service';
 import { CreateProductDto } from './dto/create-product.dto';
@@ -12,7 +12,7 @@ import { ProductResponse, toProductResponse } from './dto/product.response';
 import { UpdateProductDto } from './dto/update-product.dto';
 import { Product } from './entities/product.entity';
 import { normalizeDescription } from './dto/text';
-import { assertOwnMerchant } from './merchant';
+import { assertOwnMerchant } from '../common/merchant';
 
 function sameMetadata(a: Metadata, b: Metadata): boolean {
   const keys = Object.keys(a);

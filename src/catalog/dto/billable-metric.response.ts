@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AGGREGATIONS, Aggregation, BillableMetric } from '../entities/billable-metric.entity';
-import { PaginationResponse } from './pagination.response';
+import { PaginationResponse } from '../../common/dto/pagination.response';
 
 /** A billable metric: what usage is measured for a product. Every key is always present. */
 export class BillableMetricResponse {

@@ -10,8 +10,7 @@ import {
 } from 'class-validator';
 import { IsDescription, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { AGGREGATIONS, Aggregation } from '../entities/billable-metric.entity';
-import { IsMerchantId } from '../merchant';
-import { HasNoNulCharacter } from './text';
+import { IsMerchantId } from '../../common/merchant';
 
 /** A JSON path into an event's payload, such as `$.tokens` or `$.usage.input_tokens`. */
 export const VALUE_PROPERTY_PATTERN = /^\$\.[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
@@ -50,13 +49,11 @@ export class CreateBillableMetricDto {
   /** What the metric is called: 1-200 characters, not blank. */
   @ApiProperty({ example: 'Tokens', minLength: 1, maxLength: 200 })
   @IsName()
-  @HasNoNulCharacter()
   name: string;
 
   /** The unit one measured quantity is counted in: 1-200 characters, not blank. */
   @ApiProperty({ example: 'token', minLength: 1, maxLength: 200 })
   @IsName()
-  @HasNoNulCharacter()
   unit: string;
 
   /** How events are turned into a quantity over a billing period. Never changes. */
@@ -91,14 +88,12 @@ export class CreateBillableMetricDto {
   @ApiPropertyOptional({ example: 'Tokens consumed by completions', nullable: true })
   @IsOptional()
   @IsDescription()
-  @HasNoNulCharacter()
   description?: string | null;
 
   /** The type of usage event this metric reads, such as `llm.completion`: 1-200 characters, not blank. Never changes. */
   @ApiPropertyOptional({ example: 'llm.completion', minLength: 1, maxLength: 200, nullable: true })
   @IsOptional()
   @IsName()
-  @HasNoNulCharacter()
   eventType?: string | null;
 
   /** The organization that sells the product: defaults to yours, and may only be yours (403). */

@@ -7,15 +7,13 @@ import {
   IsName,
   IsOptionalNotNull,
 } from '../../common/validation/decorators';
-import { IsMerchantId } from '../merchant';
+import { IsMerchantId } from '../../common/merchant';
 import { metadataSchema } from './metadata.doc';
-import { HasNoNulCharacter } from './text';
 
 export class CreateProductDto {
   /** What the product is called: 1-200 characters, not blank. */
   @ApiProperty({ example: 'AI Assistant', minLength: 1, maxLength: 200 })
   @IsName()
-  @HasNoNulCharacter()
   name: string;
 
   /** Free text, at most 2,000 characters; `null` or `""` for none. */
@@ -26,7 +24,6 @@ export class CreateProductDto {
   })
   @IsOptional()
   @IsDescription()
-  @HasNoNulCharacter()
   description?: string | null;
 
   /** The organization that sells the product: defaults to yours, and may only be yours (403). */
@@ -39,6 +36,5 @@ export class CreateProductDto {
   @ApiPropertyOptional(metadataSchema())
   @IsOptionalNotNull()
   @IsMetadata()
-  @HasNoNulCharacter()
   metadata?: Metadata;
 }

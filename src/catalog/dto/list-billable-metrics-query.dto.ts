@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { ListQueryDto } from '../../common/pagination';
+import { ListQueryDto } from '../../common/dto/list-query.dto';
 
 export class ListBillableMetricsQueryDto extends ListQueryDto {
   /**

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { ListQueryDto } from '../../common/pagination';
-import { IsMerchantId } from '../merchant';
+import { ListQueryDto } from '../../common/dto/list-query.dto';
+import { IsMerchantId } from '../../common/merchant';
 
 export class ListProductsQueryDto extends ListQueryDto {
   /** Only products of this merchant: your own organization id (another one answers 403). */

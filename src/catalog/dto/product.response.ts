@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Metadata } from '../../common/metadata';
 import { Product } from '../entities/product.entity';
 import { metadataSchema } from './metadata.doc';
-import { PaginationResponse } from './pagination.response';
+import { PaginationResponse } from '../../common/dto/pagination.response';
 
 /** A product: what a merchant sells. Every key is always present. */
 export class ProductResponse {

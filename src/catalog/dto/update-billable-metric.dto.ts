@@ -6,7 +6,6 @@ import {
   IsOptionalNotNull,
   NotAllowed,
 } from '../../common/validation/decorators';
-import { HasNoNulCharacter } from './text';
 
 const createInstead = 'create a new billable metric instead';
 
@@ -16,21 +15,18 @@ export class UpdateBillableMetricDto {
   @ApiPropertyOptional({ example: 'Completion tokens', minLength: 1, maxLength: 200 })
   @IsOptionalNotNull()
   @IsName()
-  @HasNoNulCharacter()
   name?: string;
 
   /** A new description (at most 2,000 characters); `null` or `""` removes it. */
   @ApiPropertyOptional({ example: 'Tokens produced by completions', nullable: true })
   @IsOptional()
   @IsDescription()
-  @HasNoNulCharacter()
   description?: string | null;
 
   /** A new unit: 1-200 characters, not blank; `null` is rejected. */
   @ApiPropertyOptional({ example: 'tokens', minLength: 1, maxLength: 200 })
   @IsOptionalNotNull()
   @IsName()
-  @HasNoNulCharacter()
   unit?: string;
 
   @ApiHideProperty()

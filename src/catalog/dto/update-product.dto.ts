@@ -9,7 +9,6 @@ import {
   NotAllowed,
 } from '../../common/validation/decorators';
 import { metadataSchema } from './metadata.doc';
-import { HasNoNulCharacter } from './text';
 
 /** Every field is optional; an empty body changes nothing. */
 export class UpdateProductDto {
@@ -17,14 +16,12 @@ export class UpdateProductDto {
   @ApiPropertyOptional({ example: 'AI Assistant Pro', minLength: 1, maxLength: 200 })
   @IsOptionalNotNull()
   @IsName()
-  @HasNoNulCharacter()
   name?: string;
 
   /** A new description (at most 2,000 characters); `null` or `""` removes it. */
   @ApiPropertyOptional({ example: 'Chat assistant with priority support', nullable: true })
   @IsOptional()
   @IsDescription()
-  @HasNoNulCharacter()
   description?: string | null;
 
   /**
@@ -34,7 +31,6 @@ export class UpdateProductDto {
   @ApiPropertyOptional({ ...metadataSchema({ patch: true }), nullable: true })
   @IsOptional()
   @IsMetadata({ allowNullValues: true })
-  @HasNoNulCharacter()
   metadata?: MetadataPatch | null;
 
   @ApiHideProperty()

@@ -9,7 +9,23 @@ import { ApiError } from '../errors';
  * transaction that writes, after locking the row, so the check and the write are one step.
  */
 export function etagOf(view: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(view)).digest('base64url').slice(0, 32)}"`;
+  return `"${createHash('sha256').update(canonicalJson(view)).digest('base64url').slice(0, 32)}"`;
+}
+
+/**
+ * JSON with object keys sorted at every depth: PostgreSQL's jsonb does not keep key order, so
+ * the same resource read back must hash the same as the response that created it.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
+      : v,
+  );
 }
 
 /** Throws 412 precondition_failed when an If-Match header does not match the current view. */

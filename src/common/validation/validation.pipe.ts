@@ -117,6 +117,40 @@ export class AppValidationPipe extends ValidationPipe {
         throw ValidationFailedError.field(repeated[0], 'invalid_type', 'may be given only once');
       }
     }
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const path = findNulCharacter(value, '');
+      if (path !== null) {
+        throw ValidationFailedError.field(
+          path || metadata.type,
+          'invalid_character',
+          'must not contain the NUL character (\\u0000)',
+        );
+      }
+    }
     return super.transform(value, metadata);
   }
+}
+
+/**
+ * The path of the first string (or object key) holding U+0000, or null. PostgreSQL cannot store
+ * that character in text or jsonb, so every module refuses it the same way on both databases.
+ */
+export function findNulCharacter(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNulCharacter(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, v] of Object.entries(value)) {
+      const child = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return path || 'body';
+      const found = findNulCharacter(v, child);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }

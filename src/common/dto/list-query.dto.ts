@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ToInteger } from './validation/decorators';
+import { ToInteger } from '../validation/decorators';
 
 /** `limit` and `offset` of every list (API.md section 4). Filters extend this class. */
 export class ListQueryDto {

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsString, Matches } from 'class-validator';
-import { ForbiddenError } from '../common/errors';
+import { ForbiddenError } from './errors';
 
 /** The shape of an organization id; `merchantId` is the API's name for the owning organization. */
 export const ORGANIZATION_ID_PATTERN = /^org_[0-9A-Za-z]{16,40}$/;
