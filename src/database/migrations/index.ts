@@ -4,8 +4,10 @@
  */
 import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
 import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
+import { Plans1763700002000 as SqlitePlans } from './sqlite/1763700002000-plans';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
+import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-plans';
 
-export const sqliteMigrations = [SqliteFoundation, SqliteCatalog];
-export const postgresMigrations = [PostgresFoundation, PostgresCatalog];
+export const sqliteMigrations = [SqliteFoundation, SqliteCatalog, SqlitePlans];
+export const postgresMigrations = [PostgresFoundation, PostgresCatalog, PostgresPlans];

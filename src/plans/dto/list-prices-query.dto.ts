@@ -1,0 +1,22 @@
+import { IsBoolean, IsOptional } from 'class-validator';
+import { ListQueryDto } from '../../common/pagination';
+import { ToBoolean } from '../../common/validation/decorators';
+import { IsIdShape } from './id-pattern';
+
+export class ListPricesQueryDto extends ListQueryDto {
+  /** Only prices of this billable metric. */
+  @IsOptional()
+  @IsIdShape('bm', 'a billable metric')
+  billableMetricId?: string;
+
+  /** Only prices in this plan. */
+  @IsOptional()
+  @IsIdShape('plan', 'a plan')
+  planId?: string;
+
+  /** `true` to list deleted prices too (left out by default). */
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  includeDeleted: boolean = false;
+}

@@ -1,0 +1,53 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** `properties` of a `standard` price: one amount per unit. */
+export class StandardPriceProperties {
+  /** Price per unit of the billable metric, a decimal string. */
+  @ApiProperty({ example: '0.25' })
+  unitPrice: string;
+}
+
+/** `properties` of a `dynamic` price: an amount set later, within bounds. */
+export class DynamicPriceProperties {
+  /** Lowest price per unit, a decimal string; at most maxPrice. */
+  @ApiProperty({ example: '0.10' })
+  minPrice: string;
+
+  /** Highest price per unit, a decimal string. */
+  @ApiProperty({ example: '0.50' })
+  maxPrice: string;
+}
+
+export class VolumePriceParameters {
+  /** The only function so far. */
+  @ApiProperty({ enum: ['linear'], example: 'linear' })
+  function: 'linear';
+
+  /** Slope of the price curve, a decimal string. */
+  @ApiProperty({ example: '0.001' })
+  gradient: string;
+
+  /** Lower bound, a decimal string; at most max. */
+  @ApiProperty({ example: '0' })
+  min: string;
+
+  /** Upper bound, a decimal string. */
+  @ApiProperty({ example: '10000' })
+  max: string;
+}
+
+/** `properties` of a `volume` price: a default price and a linear curve. */
+export class VolumePriceProperties {
+  /** Default price per unit, a decimal string. */
+  @ApiProperty({ example: '0.20' })
+  default: string;
+
+  @ApiProperty({ type: VolumePriceParameters })
+  parameters: VolumePriceParameters;
+}
+
+export const PRICE_PROPERTIES_MODELS = [
+  StandardPriceProperties,
+  DynamicPriceProperties,
+  VolumePriceProperties,
+];

@@ -1,0 +1,48 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PRICE_MODELS, PriceModel, PriceProperties } from '../price-properties';
+import { PRICE_PROPERTIES_SCHEMA } from './create-price.dto';
+import { PaginationResponse } from './pagination.response';
+
+export class PriceResponse {
+  @ApiProperty({ example: 'price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  id: string;
+
+  /** Always `price`. */
+  @ApiProperty({ enum: ['price'] })
+  object: 'price';
+
+  @ApiProperty({ example: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  billableMetricId: string;
+
+  @ApiProperty({ enum: PRICE_MODELS, example: 'standard' })
+  model: PriceModel;
+
+  /** Name shown on invoices. */
+  @ApiProperty({ example: 'API calls' })
+  invoiceDisplayName: string;
+
+  @ApiProperty(PRICE_PROPERTIES_SCHEMA)
+  properties: PriceProperties;
+
+  /** The plan that holds this price; null while the price is free. */
+  @ApiProperty({ type: String, nullable: true, example: 'plan_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  planId: string | null;
+
+  @ApiProperty({ example: '2026-01-31T12:00:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({ example: '2026-01-31T12:00:00.000Z' })
+  updatedAt: string;
+
+  /** When the price was deleted; null while it is live. */
+  @ApiProperty({ type: String, nullable: true, example: null })
+  deletedAt: string | null;
+}
+
+export class PriceListResponse {
+  @ApiProperty({ type: [PriceResponse] })
+  data: PriceResponse[];
+
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
+}

@@ -1,0 +1,50 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, registerDecorator } from 'class-validator';
+import { compareDecimals, fractionDigits, isDecimalString } from '../../common/money/decimal';
+import { IsDecimalString, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
+import { TAX_BEHAVIORS, TaxBehavior } from '../entities/plan.entity';
+
+/** A tax rate in percent: a decimal string from 0 to 100 with at most 4 decimals. */
+export function isTaxRate(value: unknown): boolean {
+  return isDecimalString(value) && fractionDigits(value) <= 4 && compareDecimals(value, '100') <= 0;
+}
+
+/**
+ * The range part of a tax rate. A value that is not a decimal string at all passes here and
+ * fails IsDecimalString instead, so each bad rate gets exactly one error code.
+ */
+function IsTaxRateRange(): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) =>
+    registerDecorator({
+      name: 'isTaxRate',
+      target: target.constructor,
+      propertyName: String(propertyKey),
+      options: {
+        message: 'must be a percentage from "0" to "100" with at most 4 decimals, such as "8.25"',
+        context: { code: 'out_of_range' },
+      },
+      validator: { validate: (value: unknown) => !isDecimalString(value) || isTaxRate(value) },
+    });
+}
+
+/** Tax settings of a plan; keys left out keep their default (on create) or value (on PATCH). */
+export class TaxDto {
+  /** `exclusive`: tax is added on top of prices (default); `inclusive`: prices include tax. */
+  @IsOptionalNotNull()
+  @IsIn(TAX_BEHAVIORS)
+  @ApiPropertyOptional({ enum: TAX_BEHAVIORS, example: 'exclusive' })
+  behavior?: TaxBehavior;
+
+  /** A tax code for your tax engine, 1-50 characters, or null for none (the default). */
+  @IsOptional()
+  @IsName(50)
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'txcd_10103001' })
+  code?: string | null;
+
+  /** Tax rate in percent, a decimal string from "0" (the default) to "100", at most 4 decimals. */
+  @IsOptionalNotNull()
+  @IsDecimalString()
+  @IsTaxRateRange()
+  @ApiPropertyOptional({ example: '8.25' })
+  rate?: string;
+}

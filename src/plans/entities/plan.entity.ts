@@ -1,0 +1,64 @@
+import { Column, Entity, Index, OneToMany, PrimaryColumn } from 'typeorm';
+import { TIMESTAMP } from '../../database/column-types';
+import { Price } from './price.entity';
+
+export const BILLING_INTERVALS = ['weekly', 'monthly', 'quarterly', 'yearly'] as const;
+export type BillingInterval = (typeof BILLING_INTERVALS)[number];
+
+export const TAX_BEHAVIORS = ['exclusive', 'inclusive'] as const;
+export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
+
+/**
+ * A rate card (API.md section 5.4): one product, an interval, a currency, tax, and the prices
+ * that point at it through `prices.plan_id`. `merchantId` in the API is the organization.
+ */
+@Entity({ name: 'plans' })
+@Index('ix_plans_org_live_created', ['organizationId', 'deletedAt', 'createdAt', 'id'])
+@Index('ix_plans_org_product', ['organizationId', 'productId', 'deletedAt', 'createdAt', 'id'])
+export class Plan {
+  @PrimaryColumn({ type: 'varchar', length: 48 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 48 })
+  organizationId: string;
+
+  @Column({ name: 'product_id', type: 'varchar', length: 48 })
+  productId: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @Column({ name: 'invoice_display_name', type: 'varchar', length: 200 })
+  invoiceDisplayName: string;
+
+  @Column({ type: 'varchar', length: 2000, nullable: true })
+  description: string | null;
+
+  @Column({ name: 'billing_interval', type: 'varchar', length: 20 })
+  billingInterval: BillingInterval;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency: string;
+
+  @Column({ name: 'tax_behavior', type: 'varchar', length: 10 })
+  taxBehavior: TaxBehavior;
+
+  @Column({ name: 'tax_code', type: 'varchar', length: 50, nullable: true })
+  taxCode: string | null;
+
+  /** A decimal string (percent), kept as text so it comes back exactly as sent. */
+  @Column({ name: 'tax_rate', type: 'varchar', length: 20 })
+  taxRate: string;
+
+  @Column({ name: 'created_at', type: TIMESTAMP })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP })
+  updatedAt: Date;
+
+  @Column({ name: 'deleted_at', type: TIMESTAMP, nullable: true })
+  deletedAt: Date | null;
+
+  @OneToMany(() => Price, (price) => price.plan)
+  prices?: Price[];
+}

@@ -1,0 +1,116 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentOrganization } from '../auth/current-organization.decorator';
+import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
+import { IfMatch } from '../common/http/etag';
+import { ListResponse } from '../common/pagination';
+import { CreatePlanDto } from './dto/create-plan.dto';
+import { ListPlansQueryDto } from './dto/list-plans-query.dto';
+import { CREATE_PLAN_EXAMPLE, PLAN_EXAMPLE } from './dto/plan.examples';
+import { PlanListResponse, PlanResponse } from './dto/plan.response';
+import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
+import { UpdatePlanDto } from './dto/update-plan.dto';
+import { PlansService } from './plans.service';
+
+const IF_MATCH = ApiHeader({
+  name: 'If-Match',
+  required: false,
+  description: 'The ETag of the plan as you last read it; 412 when it has changed since',
+});
+
+@ApiTags('plans')
+@ApiCommonResponses()
+@ApiExtraModels(...PRICE_PROPERTIES_MODELS)
+@Controller('v0/plans')
+export class PlansController {
+  constructor(private readonly plans: PlansService) {}
+
+  /**
+   * Create a plan and attach its prices, in one transaction. Each listed price must be free, of
+   * your organization, and for a different billable metric of the plan's product.
+   */
+  @Post()
+  @ApiBody({
+    type: CreatePlanDto,
+    examples: {
+      seed: { summary: 'A monthly USD plan with one price', value: CREATE_PLAN_EXAMPLE },
+    },
+  })
+  @ApiCreatedResponse({
+    type: PlanResponse,
+    description: 'Plan created successfully',
+    example: PLAN_EXAMPLE,
+    headers: { Location: { description: '/v0/plans/{id}', schema: { type: 'string' } } },
+  })
+  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
+  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
+  async create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreatePlanDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PlanResponse> {
+    const plan = await this.plans.create(org, body);
+    void reply.header('Location', `/v0/plans/${plan.id}`);
+    return plan;
+  }
+
+  /** List plans, newest first; deleted plans only with includeDeleted=true. */
+  @Get()
+  @ApiOkResponse({ type: PlanListResponse })
+  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
+  list(
+    @CurrentOrganization() org: string,
+    @Query() query: ListPlansQueryDto,
+  ): Promise<ListResponse<PlanResponse>> {
+    return this.plans.list(org, query);
+  }
+
+  /** Retrieve a plan with its prices; a deleted plan answers 200 with deletedAt set. */
+  @Get(':id')
+  @ApiOkResponse({ type: PlanResponse })
+  @ApiNotFound('plan')
+  get(@CurrentOrganization() org: string, @Param('id') id: string): Promise<PlanResponse> {
+    return this.plans.get(org, id);
+  }
+
+  /** Update a plan: tax is merged per key; prices is the new full list (dropped prices become free). */
+  @Patch(':id')
+  @IF_MATCH
+  @ApiOkResponse({ type: PlanResponse, description: 'Plan updated successfully' })
+  @ApiNotFound('plan')
+  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PLAN_DELETED or PRICE_IN_USE' })
+  @ApiPreconditionFailedResponse({ type: ErrorEnvelope, description: 'If-Match does not match' })
+  update(
+    @CurrentOrganization() org: string,
+    @Param('id') id: string,
+    @Body() body: UpdatePlanDto,
+    @IfMatch() ifMatch?: string,
+  ): Promise<PlanResponse> {
+    return this.plans.update(org, id, body, ifMatch);
+  }
+
+  /** Delete a plan and its prices (soft: deletedAt set); deleting it again answers the same. */
+  @Delete(':id')
+  @IF_MATCH
+  @ApiOkResponse({ type: PlanResponse, description: 'The deleted plan, deletedAt set' })
+  @ApiNotFound('plan')
+  @ApiPreconditionFailedResponse({ type: ErrorEnvelope, description: 'If-Match does not match' })
+  remove(
+    @CurrentOrganization() org: string,
+    @Param('id') id: string,
+    @IfMatch() ifMatch?: string,
+  ): Promise<PlanResponse> {
+    return this.plans.remove(org, id, ifMatch);
+  }
+}
