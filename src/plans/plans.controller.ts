@@ -14,7 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
 import { IfMatch } from '../common/http/etag';
-import { ListResponse } from '../common/pagination';
+import { ListResponse } from '../common/dto/list-query.dto';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { CREATE_PLAN_EXAMPLE, PLAN_EXAMPLE } from './dto/plan.examples';

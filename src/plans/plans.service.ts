@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { BillableMetric } from '../catalog/entities/billable-metric.entity';
 import { Product } from '../catalog/entities/product.entity';
-import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { ListResponse, toListResponse } from '../common/pagination';
+import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
+import { assertOwnMerchant } from '../common/merchant';
 import { Database } from '../database/database.service';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
@@ -58,11 +59,7 @@ export class PlansService {
   constructor(private readonly db: Database) {}
 
   async create(organizationId: string, dto: CreatePlanDto): Promise<PlanResponse> {
-    if (dto.merchantId !== undefined && dto.merchantId !== organizationId) {
-      throw new ForbiddenError(
-        'merchantId must be your own organization; leave it out to use your organization',
-      );
-    }
+    assertOwnMerchant(organizationId, dto.merchantId);
     if (!isIdOf(ID_PREFIXES.product, dto.productId)) throw productNotFound(dto.productId);
     const priceIds = checkPriceIdList(dto.prices ?? []);
 
@@ -106,9 +103,7 @@ export class PlansService {
     organizationId: string,
     query: ListPlansQueryDto,
   ): Promise<ListResponse<PlanResponse>> {
-    if (query.merchantId !== undefined && query.merchantId !== organizationId) {
-      throw new ForbiddenError('merchantId must be your own organization');
-    }
+    assertOwnMerchant(organizationId, query.merchantId);
     const where: FindOptionsWhere<Plan> = { organizationId };
     if (query.productId) where.productId = query.productId;
     if (!query.includeDeleted) where.deletedAt = IsNull();

@@ -24,7 +24,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
 import { IfMatch } from '../common/http/etag';
-import { ListResponse } from '../common/pagination';
+import { ListResponse } from '../common/dto/list-query.dto';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';
 import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';

@@ -4,7 +4,7 @@ import { BillableMetric } from '../catalog/entities/billable-metric.entity';
 import { FieldError, NotFoundError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { ListResponse, toListResponse } from '../common/pagination';
+import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database.service';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';

@@ -322,7 +322,7 @@ describe(`plans (${TEST_DIALECT})`, () => {
         [
           'a merchantId of the wrong shape',
           () => ({ ...base(), merchantId: 'acme' }),
-          [{ field: 'merchantId', code: 'invalid_format' }],
+          [{ field: 'merchantId', code: 'invalid_id' }],
         ],
         [
           'tax that is a string',

@@ -9,6 +9,7 @@ import {
   ValidationOptions,
   registerDecorator,
 } from 'class-validator';
+import { IdPrefix } from '../ids';
 import { isDecimalString } from '../money/decimal';
 import { validateMetadata } from '../metadata';
 
@@ -100,5 +101,19 @@ export function ToInteger(): PropertyDecorator {
       : value === undefined
         ? undefined
         : NaN,
+  );
+}
+
+/**
+ * A string with the shape of an id of this prefix (it may still not exist): 400 `invalid_id`
+ * otherwise. For ids in bodies and filters; path ids of the wrong shape are 404s instead.
+ */
+export function IsIdShape(prefix: IdPrefix, what: string): PropertyDecorator {
+  return applyDecorators(
+    IsString(),
+    Matches(new RegExp(`^${prefix}_[0-9A-Za-z]{16,40}$`), {
+      context: { code: 'invalid_id' },
+      message: `must be ${what} id such as "${prefix}_01JD3Y2Q6J8C4N1V9W5X7Z0ABC"`,
+    }),
   );
 }

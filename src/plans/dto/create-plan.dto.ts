@@ -1,3 +1,4 @@
+import { IsMerchantId } from '../../common/merchant';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -12,7 +13,7 @@ import {
 import { IsCurrencyCode } from '../../common/iso';
 import { IsDescription, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { BILLING_INTERVALS, BillingInterval } from '../entities/plan.entity';
-import { IsIdShape } from './id-pattern';
+import { IsIdShape } from '../../common/validation/decorators';
 import { TaxDto } from './tax.dto';
 
 /** At most this many prices in one plan. */
@@ -38,8 +39,7 @@ export class CreatePlanDto {
 
   /** The merchant: your organization's id, the default; another organization's id is a 403. */
   @IsOptionalNotNull()
-  @IsString()
-  @IsIdShape('org', 'an organization')
+  @IsMerchantId()
   @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
   merchantId?: string;
 

@@ -1,7 +1,8 @@
+import { IsMerchantId } from '../../common/merchant';
 import { IsBoolean, IsOptional } from 'class-validator';
-import { ListQueryDto } from '../../common/pagination';
+import { ListQueryDto } from '../../common/dto/list-query.dto';
 import { ToBoolean } from '../../common/validation/decorators';
-import { IsIdShape } from './id-pattern';
+import { IsIdShape } from '../../common/validation/decorators';
 
 export class ListPlansQueryDto extends ListQueryDto {
   /** Only plans of this product. */
@@ -11,7 +12,7 @@ export class ListPlansQueryDto extends ListQueryDto {
 
   /** Only plans of this merchant; must be your organization's id (403 otherwise). */
   @IsOptional()
-  @IsIdShape('org', 'an organization')
+  @IsMerchantId()
   merchantId?: string;
 
   /** `true` to list deleted plans too (left out by default). */

@@ -1,7 +1,7 @@
 import { IsBoolean, IsOptional } from 'class-validator';
-import { ListQueryDto } from '../../common/pagination';
+import { ListQueryDto } from '../../common/dto/list-query.dto';
 import { ToBoolean } from '../../common/validation/decorators';
-import { IsIdShape } from './id-pattern';
+import { IsIdShape } from '../../common/validation/decorators';
 
 export class ListPricesQueryDto extends ListQueryDto {
   /** Only prices of this billable metric. */

@@ -5,7 +5,7 @@ import {
   TAX_BEHAVIORS,
   TaxBehavior,
 } from '../entities/plan.entity';
-import { PaginationResponse } from './pagination.response';
+import { PaginationResponse } from '../../common/dto/pagination.response';
 import { PriceResponse } from './price.response';
 
 /** Tax settings; the response always shows all three keys. */

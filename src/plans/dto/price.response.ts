@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PRICE_MODELS, PriceModel, PriceProperties } from '../price-properties';
 import { PRICE_PROPERTIES_SCHEMA } from './create-price.dto';
-import { PaginationResponse } from './pagination.response';
+import { PaginationResponse } from '../../common/dto/pagination.response';
 
 export class PriceResponse {
   @ApiProperty({ example: 'price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
