@@ -4,8 +4,10 @@
  */
 import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
 import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
+import { ExternalAccounts1763700003000 as SqliteExternalAccounts } from './sqlite/1763700003000-external-accounts';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
+import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
 
-export const sqliteMigrations = [SqliteFoundation, SqliteCatalog];
-export const postgresMigrations = [PostgresFoundation, PostgresCatalog];
+export const sqliteMigrations = [SqliteFoundation, SqliteCatalog, SqliteExternalAccounts];
+export const postgresMigrations = [PostgresFoundation, PostgresCatalog, PostgresExternalAccounts];
