@@ -13,7 +13,6 @@ import {
 import { IsCurrencyCode } from '../../common/iso';
 import { IsDescription, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { BILLING_INTERVALS, BillingInterval } from '../entities/plan.entity';
-import { IsIdShape } from '../../common/validation/decorators';
 import { TaxDto } from './tax.dto';
 
 /** At most this many prices in one plan. */

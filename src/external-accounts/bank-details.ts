@@ -1,0 +1,168 @@
+import { isValidBIC, validateIBAN } from 'ibantools';
+import { FieldError } from '../common/errors';
+import { isCountryCode, isCurrencyCode } from '../common/iso';
+
+/** The bank details of a create request, as sent (already known to be strings). */
+export interface BankDetailsInput {
+  countryCode: string;
+  currency: string;
+  accountNumber: string;
+  routingNumber: string;
+}
+
+/** Bank details in canonical form: letters in upper case, separators of sort codes/BSBs removed. */
+export type BankDetails = BankDetailsInput;
+
+export type BankDetailsCheck =
+  { ok: true; details: BankDetails } | { ok: false; errors: FieldError[] };
+
+/**
+ * Field codes of the bank-detail rules. The error's top-level code is the first problem's code in
+ * upper case (ACCOUNT_NUMBER_INVALID, IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID,
+ * INVALID_COUNTRY, INVALID_CURRENCY). Messages say what is expected and never repeat the value:
+ * an account number must not reach an error body or a log line.
+ */
+export const BANK_DETAIL_CODES = {
+  country: 'invalid_country',
+  currency: 'invalid_currency',
+  accountNumber: 'account_number_invalid',
+  iban: 'iban_invalid',
+  ibanCountry: 'iban_country_mismatch',
+  routingNumber: 'routing_number_invalid',
+} as const;
+
+const ALPHANUMERIC = (min: number, max: number) => new RegExp(`^[A-Za-z0-9]{${min},${max}}$`);
+const LOOKS_LIKE_IBAN = /^[A-Z]{2}[0-9]{2}/;
+const LOOKS_LIKE_BIC = /^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
+
+/** ABA check: 3, 7, 1 weights over the nine digits; the sum is a multiple of 10. */
+export function isAbaRoutingNumber(value: string): boolean {
+  if (!/^[0-9]{9}$/.test(value)) return false;
+  const weights = [3, 7, 1, 3, 7, 1, 3, 7, 1];
+  const sum = [...value].reduce((acc, digit, i) => acc + Number(digit) * weights[i], 0);
+  return sum % 10 === 0;
+}
+
+function problem(field: keyof BankDetailsInput, code: string, message: string): FieldError {
+  return { field, code, message };
+}
+
+/** The account number in upper case, or why it is not acceptable for this country. */
+function checkAccountNumber(country: string, raw: string): string | FieldError {
+  const code = BANK_DETAIL_CODES.accountNumber;
+  if (!ALPHANUMERIC(4, 34).test(raw)) {
+    return problem(
+      'accountNumber',
+      code,
+      'must be 4-34 digits and letters, without spaces or punctuation',
+    );
+  }
+  const value = raw.toUpperCase();
+  if (country === 'US') {
+    return /^[0-9]{4,17}$/.test(value)
+      ? value
+      : problem('accountNumber', code, 'must be 4-17 digits for a US account');
+  }
+  if (LOOKS_LIKE_IBAN.test(value)) {
+    if (!validateIBAN(value).valid) {
+      return problem(
+        'accountNumber',
+        BANK_DETAIL_CODES.iban,
+        'looks like an IBAN (two letters, two digits) but is not a valid one: check its length and digits (ISO 13616 mod-97 check)',
+      );
+    }
+    if (value.slice(0, 2) !== country) {
+      return problem(
+        'accountNumber',
+        BANK_DETAIL_CODES.ibanCountry,
+        `is an IBAN of ${value.slice(0, 2)} but countryCode is ${country}`,
+      );
+    }
+  }
+  return value;
+}
+
+/** The routing number in canonical form, or why it is not acceptable for this country. */
+function checkRoutingNumber(country: string, raw: string): string | FieldError {
+  const invalid = (message: string) =>
+    problem('routingNumber', BANK_DETAIL_CODES.routingNumber, message);
+  switch (country) {
+    case 'US':
+      return isAbaRoutingNumber(raw)
+        ? raw
+        : invalid('must be a 9-digit ABA routing number with a valid checksum');
+    case 'GB':
+      // A sort code: "123456", or written "12-34-56" / "12 34 56".
+      return /^[0-9]{2}([- ]?)[0-9]{2}\1[0-9]{2}$/.test(raw)
+        ? raw.replace(/[- ]/g, '')
+        : invalid('must be a 6-digit sort code, such as "108800" or "10-88-00"');
+    case 'CA':
+      // Transit and institution numbers: "11000000", "011000000" (EFT form) or "11000-000".
+      return /^([0-9]{8,9}|[0-9]{5}-[0-9]{3})$/.test(raw)
+        ? raw.replace('-', '')
+        : invalid('must be 8-9 digits (transit and institution number), such as "11000000"');
+    case 'AU':
+      // A BSB: "123456", or written "123-456" / "123 456".
+      return /^[0-9]{3}[- ]?[0-9]{3}$/.test(raw)
+        ? raw.replace(/[- ]/g, '')
+        : invalid('must be a 6-digit BSB, such as "110000" or "110-000"');
+    default: {
+      if (!ALPHANUMERIC(3, 34).test(raw)) {
+        return invalid(
+          'must be a BIC (8 or 11 characters) or a national bank code of 3-34 digits and letters',
+        );
+      }
+      const value = raw.toUpperCase();
+      if (LOOKS_LIKE_BIC.test(value) && !isValidBIC(value)) {
+        return invalid('looks like a BIC (8 or 11 characters) but is not a valid one');
+      }
+      return value;
+    }
+  }
+}
+
+/**
+ * Every bank-detail rule of API.md section 5.5 in one place. Returns the details in canonical
+ * form, or one entry per invalid field (country, currency, account number, routing number).
+ */
+export function checkBankDetails(input: BankDetailsInput): BankDetailsCheck {
+  const errors: FieldError[] = [];
+  if (!isCountryCode(input.countryCode)) {
+    errors.push(
+      problem(
+        'countryCode',
+        BANK_DETAIL_CODES.country,
+        'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"',
+      ),
+    );
+  }
+  if (!isCurrencyCode(input.currency)) {
+    errors.push(
+      problem(
+        'currency',
+        BANK_DETAIL_CODES.currency,
+        'must be an ISO 4217 currency code in upper case, such as "USD"',
+      ),
+    );
+  }
+  // Without a valid country the account and routing rules cannot be chosen.
+  if (errors.some((e) => e.field === 'countryCode')) return { ok: false, errors };
+
+  const accountNumber = checkAccountNumber(input.countryCode, input.accountNumber);
+  if (typeof accountNumber !== 'string') errors.push(accountNumber);
+  const routingNumber = checkRoutingNumber(input.countryCode, input.routingNumber);
+  if (typeof routingNumber !== 'string') errors.push(routingNumber);
+
+  if (typeof accountNumber !== 'string' || typeof routingNumber !== 'string' || errors.length) {
+    return { ok: false, errors };
+  }
+  return {
+    ok: true,
+    details: {
+      countryCode: input.countryCode,
+      currency: input.currency,
+      accountNumber,
+      routingNumber,
+    },
+  };
+}

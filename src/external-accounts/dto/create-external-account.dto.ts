@@ -1,0 +1,70 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString } from 'class-validator';
+import { IsCountryCode, IsCurrencyCode } from '../../common/iso';
+import { Metadata } from '../../common/metadata';
+import { IsMetadata, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
+import { ACCOUNT_HOLDER_TYPES, AccountHolderType } from '../entities/external-bank-account.entity';
+
+export class CreateExternalAccountDto {
+  /** ISO 3166-1 alpha-2 country of the bank, in upper case. It chooses the account and routing rules. */
+  @IsString()
+  @IsCountryCode()
+  @ApiProperty({ example: 'US', pattern: '^[A-Z]{2}$' })
+  countryCode: string;
+
+  /** The bank's name, 1-200 characters. */
+  @IsName()
+  @ApiProperty({ example: 'STRIPE TEST BANK', minLength: 1, maxLength: 200 })
+  bankName: string;
+
+  /** ISO 4217 currency of the account, in upper case. */
+  @IsString()
+  @IsCurrencyCode()
+  @ApiProperty({ example: 'USD', pattern: '^[A-Z]{3}$' })
+  currency: string;
+
+  /**
+   * The full account number: 4-34 digits and letters, no spaces or punctuation; for US 4-17
+   * digits; an IBAN (two letters, two digits, ...) must pass the ISO 13616 check and be of
+   * countryCode. Stored encrypted and never returned: responses show "****" and the last four.
+   */
+  @IsString()
+  @ApiProperty({ minLength: 4, maxLength: 34, pattern: '^[A-Za-z0-9]{4,34}$' })
+  accountNumber: string;
+
+  /**
+   * US: a 9-digit ABA routing number; GB: a 6-digit sort code ("108800" or "10-88-00");
+   * CA: 8-9 digits ("11000000" or "11000-000"); AU: a 6-digit BSB ("110000" or "110-000");
+   * elsewhere a BIC (8 or 11 characters) or a national bank code of 3-34 digits and letters.
+   */
+  @IsString()
+  @ApiProperty({ example: '110000000' })
+  routingNumber: string;
+
+  /** The name of the person or company that holds the account, 1-200 characters. */
+  @IsName()
+  @ApiProperty({ example: 'Jenny Rosen', minLength: 1, maxLength: 200 })
+  accountHolderName: string;
+
+  /** Who holds the account. */
+  @IsString()
+  @IsIn(ACCOUNT_HOLDER_TYPES, { message: 'must be "individual" or "company"' })
+  @ApiProperty({ enum: ACCOUNT_HOLDER_TYPES, example: 'individual' })
+  accountHolderType: AccountHolderType;
+
+  /** Up to 50 keys of your own (strings of at most 500 characters, numbers or booleans). */
+  @IsOptionalNotNull()
+  @IsMetadata()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    example: { payoutSchedule: 'weekly' },
+  })
+  metadata?: Metadata;
+
+  /** The owning organization; defaults to yours. Another organization's id is a 403. */
+  @IsOptionalNotNull()
+  @IsString()
+  @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG' })
+  organizationId?: string;
+}

@@ -1,0 +1,133 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ID_PREFIXES } from '../../common/ids';
+import { Metadata } from '../../common/metadata';
+import { ACCOUNT_STATUSES, AccountStatus } from '../account-status';
+import {
+  ACCOUNT_HOLDER_TYPES,
+  AccountHolderType,
+  ExternalBankAccount,
+} from '../entities/external-bank-account.entity';
+
+const EXAMPLE_ID = `${ID_PREFIXES.externalBankAccount}_01JD3Y2Q6J8C4N1V9W5X7Z0EBA`;
+
+/** An external bank account (the seed's section 2.3, plus statusReason). */
+export class ExternalBankAccountResponse {
+  @ApiProperty({ example: EXAMPLE_ID })
+  id: string;
+
+  /** Always `externalBankAccount`. */
+  @ApiProperty({ enum: ['externalBankAccount'], example: 'externalBankAccount' })
+  object: 'externalBankAccount';
+
+  @ApiProperty({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG' })
+  organizationId: string;
+
+  @ApiProperty({ example: 'US' })
+  countryCode: string;
+
+  @ApiProperty({ example: 'STRIPE TEST BANK' })
+  bankName: string;
+
+  @ApiProperty({ example: 'USD' })
+  currency: string;
+
+  /** Redacted: "****" and the last four characters. The full number is never returned. */
+  @ApiProperty({ example: '****6789', pattern: '^\\*{4}[A-Z0-9]{4}$' })
+  accountNumber: string;
+
+  /** As stored: sort codes and BSBs without separators, BICs in upper case. */
+  @ApiProperty({ example: '110000000' })
+  routingNumber: string;
+
+  @ApiProperty({ example: 'Jenny Rosen' })
+  accountHolderName: string;
+
+  @ApiProperty({ enum: ACCOUNT_HOLDER_TYPES, example: 'individual' })
+  accountHolderType: AccountHolderType;
+
+  /** The last four characters of the account number. */
+  @ApiProperty({ example: '6789' })
+  last4: string;
+
+  /** `pending` until verified; `errored` when verification failed or the account stopped working. */
+  @ApiProperty({ enum: ACCOUNT_STATUSES, example: 'pending' })
+  status: AccountStatus;
+
+  /** Why the account is errored; null otherwise. */
+  @ApiProperty({ type: String, nullable: true, example: null })
+  statusReason: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    example: { payoutSchedule: 'weekly' },
+  })
+  metadata: Metadata;
+
+  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00.000Z' })
+  updatedAt: string;
+}
+
+/** The answer to DELETE: the account is gone. */
+export class DeletedExternalBankAccountResponse {
+  @ApiProperty({ example: EXAMPLE_ID })
+  id: string;
+
+  @ApiProperty({ enum: ['externalBankAccount'], example: 'externalBankAccount' })
+  object: 'externalBankAccount';
+
+  @ApiProperty({ enum: [true], example: true })
+  deleted: true;
+}
+
+export class ExternalBankAccountPagination {
+  @ApiProperty({ example: 10 })
+  limit: number;
+  @ApiProperty({ example: 0 })
+  offset: number;
+  @ApiProperty({ example: 1 })
+  total: number;
+}
+
+export class ExternalBankAccountListResponse {
+  @ApiProperty({ type: [ExternalBankAccountResponse] })
+  data: ExternalBankAccountResponse[];
+
+  @ApiProperty({ type: ExternalBankAccountPagination })
+  pagination: ExternalBankAccountPagination;
+}
+
+/** Metadata keys in a fixed order, so SQLite text and PostgreSQL jsonb give the same JSON (and ETag). */
+function sortedMetadata(metadata: Metadata): Metadata {
+  return Object.fromEntries(
+    Object.keys(metadata)
+      .sort()
+      .map((k) => [k, metadata[k]]),
+  );
+}
+
+export function toExternalBankAccountResponse(
+  account: ExternalBankAccount,
+): ExternalBankAccountResponse {
+  return {
+    id: account.id,
+    object: 'externalBankAccount',
+    organizationId: account.organizationId,
+    countryCode: account.countryCode,
+    bankName: account.bankName,
+    currency: account.currency,
+    accountNumber: `****${account.last4}`,
+    routingNumber: account.routingNumber,
+    accountHolderName: account.accountHolderName,
+    accountHolderType: account.accountHolderType,
+    last4: account.last4,
+    status: account.status,
+    statusReason: account.statusReason,
+    metadata: sortedMetadata(account.metadata),
+    createdAt: account.createdAt.toISOString(),
+    updatedAt: account.updatedAt.toISOString(),
+  };
+}

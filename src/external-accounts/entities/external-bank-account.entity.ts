@@ -1,0 +1,73 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Metadata } from '../../common/metadata';
+import { JSON_COLUMN, TIMESTAMP } from '../../database/column-types';
+import { AccountStatus } from '../account-status';
+
+export const ACCOUNT_HOLDER_TYPES = ['individual', 'company'] as const;
+export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
+
+/**
+ * Where an organization is paid out (API.md section 5.5). The account number is stored only
+ * encrypted; `last4` and a keyed `fingerprint` serve responses and duplicate checks. Deleting
+ * sets `deletedAt`: a deleted account is gone from the API, and its fingerprint no longer counts.
+ */
+@Entity({ name: 'external_bank_accounts' })
+@Index('ix_external_bank_accounts_org_created', ['organizationId', 'createdAt', 'id'])
+@Index('ux_external_bank_accounts_org_fingerprint', ['organizationId', 'fingerprint'], {
+  unique: true,
+  where: '"deleted_at" IS NULL',
+})
+export class ExternalBankAccount {
+  @PrimaryColumn({ type: 'varchar', length: 48 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 48 })
+  organizationId: string;
+
+  @Column({ name: 'country_code', type: 'varchar', length: 2 })
+  countryCode: string;
+
+  @Column({ name: 'bank_name', type: 'varchar', length: 200 })
+  bankName: string;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency: string;
+
+  /** AES-256-GCM, `v1:<nonce>:<ciphertext>:<tag>` (see AccountNumberVault). Never returned. */
+  @Column({ name: 'account_number_encrypted', type: 'text' })
+  accountNumberEncrypted: string;
+
+  @Column({ type: 'varchar', length: 4 })
+  last4: string;
+
+  /** HMAC-SHA256 (hex) of country, routing number and account number: finds duplicates. */
+  @Column({ type: 'varchar', length: 64 })
+  fingerprint: string;
+
+  @Column({ name: 'routing_number', type: 'varchar', length: 34 })
+  routingNumber: string;
+
+  @Column({ name: 'account_holder_name', type: 'varchar', length: 200 })
+  accountHolderName: string;
+
+  @Column({ name: 'account_holder_type', type: 'varchar', length: 10 })
+  accountHolderType: AccountHolderType;
+
+  @Column({ type: 'varchar', length: 10 })
+  status: AccountStatus;
+
+  @Column({ name: 'status_reason', type: 'varchar', length: 500, nullable: true })
+  statusReason: string | null;
+
+  @Column({ type: JSON_COLUMN })
+  metadata: Metadata;
+
+  @Column({ name: 'created_at', type: TIMESTAMP })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP })
+  updatedAt: Date;
+
+  @Column({ name: 'deleted_at', type: TIMESTAMP, nullable: true })
+  deletedAt: Date | null;
+}

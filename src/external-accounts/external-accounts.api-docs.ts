@@ -1,0 +1,201 @@
+import { applyDecorators } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPreconditionFailedResponse,
+} from '@nestjs/swagger';
+import { ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
+import {
+  DeletedExternalBankAccountResponse,
+  ExternalBankAccountListResponse,
+  ExternalBankAccountResponse,
+} from './dto/external-bank-account.response';
+
+/** The OpenAPI description of each route, with error examples (account numbers redacted). */
+
+function errorBody(
+  error: string,
+  code: string,
+  message: string,
+  errors?: { field: string; code: string; message: string }[],
+) {
+  return {
+    error,
+    code,
+    message,
+    ...(errors ? { errors } : {}),
+    requestId: 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ',
+  };
+}
+
+function fieldError(summary: string, field: string, code: string, message: string) {
+  return {
+    summary,
+    value: errorBody('validation_error', code.toUpperCase(), 'Request validation failed', [
+      { field, code, message },
+    ]),
+  };
+}
+
+const ID_PARAM = ApiParam({
+  name: 'id',
+  description: 'The external bank account id (eba_…)',
+  example: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA',
+});
+
+const IF_MATCH = [
+  ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description: 'The ETag of the account as you last read it: 412 when it changed since',
+  }),
+  ApiPreconditionFailedResponse({
+    type: ErrorEnvelope,
+    description: 'If-Match does not match the current ETag (ETAG_MISMATCH)',
+  }),
+];
+
+export const ApiCreateExternalAccount = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Create an external bank account',
+      description:
+        'The account starts `pending`. Each bank-detail rule has a code: ACCOUNT_NUMBER_INVALID, ' +
+        'IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID, INVALID_COUNTRY, ' +
+        'INVALID_CURRENCY. The account number is stored encrypted and never returned.',
+    }),
+    ApiCreatedResponse({
+      type: ExternalBankAccountResponse,
+      description: 'External bank account created',
+    }),
+    ApiBadRequestResponse({
+      type: ErrorEnvelope,
+      description: 'Validation failed: a field, or a bank detail (the code says which rule)',
+      examples: {
+        routing: fieldError(
+          'US routing number with a bad checksum',
+          'routingNumber',
+          'routing_number_invalid',
+          'must be a 9-digit ABA routing number with a valid checksum',
+        ),
+        account: fieldError(
+          'US account number with letters',
+          'accountNumber',
+          'account_number_invalid',
+          'must be 4-17 digits for a US account',
+        ),
+        iban: fieldError(
+          'IBAN that fails the ISO 13616 check',
+          'accountNumber',
+          'iban_invalid',
+          'looks like an IBAN (two letters, two digits) but is not a valid one: check its length and digits (ISO 13616 mod-97 check)',
+        ),
+        ibanCountry: fieldError(
+          'IBAN of another country',
+          'accountNumber',
+          'iban_country_mismatch',
+          'is an IBAN of FR but countryCode is DE',
+        ),
+        required: fieldError('A missing field', 'routingNumber', 'required', 'is required'),
+      },
+    }),
+    ApiForbiddenResponse({
+      type: ErrorEnvelope,
+      description: 'organizationId is another organization',
+      example: errorBody(
+        'forbidden',
+        'FORBIDDEN',
+        'organizationId must be your own organization (or left out): you cannot add external accounts to another one',
+      ),
+    }),
+    ApiConflictResponse({
+      type: ErrorEnvelope,
+      description: 'The same country, routing and account number exist in your organization',
+      example: errorBody(
+        'conflict',
+        'DUPLICATE_EXTERNAL_ACCOUNT',
+        'Your organization already has an external account with this country, routing number and account number',
+      ),
+    }),
+  );
+
+export const ApiGetExternalAccount = () =>
+  applyDecorators(
+    ApiOperation({ summary: 'Retrieve an external bank account' }),
+    ApiOkResponse({ type: ExternalBankAccountResponse }),
+    ApiNotFound('external bank account'),
+    ID_PARAM,
+  );
+
+export const ApiListExternalAccounts = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'List external bank accounts',
+      description: 'Newest first (createdAt, then id); deleted accounts are not listed.',
+    }),
+    ApiOkResponse({ type: ExternalBankAccountListResponse }),
+  );
+
+export const ApiUpdateExternalAccount = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Update an external bank account',
+      description:
+        'Holder name and type, status (`new` submits for verification and shows `pending`; ' +
+        '`verified` from pending; `errored` from pending or verified) and metadata (merged; a ' +
+        'key set to null is removed). Bank details never change: create a new account instead.',
+    }),
+    ApiOkResponse({
+      type: ExternalBankAccountResponse,
+      description: 'External bank account updated successfully',
+    }),
+    ApiBadRequestResponse({
+      type: ErrorEnvelope,
+      description: 'Validation failed',
+      examples: {
+        bankDetails: fieldError(
+          'Bank details never change',
+          'routingNumber',
+          'field_not_allowed',
+          'bank details never change: create a new external account (POST /v0/externalAccounts) and delete this one',
+        ),
+        pending: fieldError(
+          '"pending" is not a status a client sends',
+          'status',
+          'invalid_value',
+          'must be "new", "verified" or "errored" ("pending" is what an account shows after "new")',
+        ),
+      },
+    }),
+    ApiConflictResponse({
+      type: ErrorEnvelope,
+      description: 'The status cannot move there from the current one',
+      example: errorBody(
+        'conflict',
+        'INVALID_STATUS_TRANSITION',
+        'An external bank account cannot move from "errored" to "verified"; send status "new" to submit it for verification again',
+      ),
+    }),
+    ApiNotFound('external bank account'),
+    ID_PARAM,
+    ...IF_MATCH,
+  );
+
+export const ApiDeleteExternalAccount = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Delete an external bank account',
+      description:
+        'From then on the account answers 404 (a second DELETE too), and the same bank details may be added again.',
+    }),
+    ApiOkResponse({ type: DeletedExternalBankAccountResponse }),
+    ApiNotFound('external bank account'),
+    ID_PARAM,
+    ...IF_MATCH,
+  );

@@ -1,0 +1,189 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../common/errors';
+import { assertIfMatch } from '../common/http/etag';
+import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { mergeMetadata } from '../common/metadata';
+import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
+import { Database } from '../database/database.service';
+import { AccountNumberVault } from './account-number-vault';
+import { applyStatusRequest } from './account-status';
+import { checkBankDetails } from './bank-details';
+import { CreateExternalAccountDto } from './dto/create-external-account.dto';
+import {
+  DeletedExternalBankAccountResponse,
+  ExternalBankAccountResponse,
+  toExternalBankAccountResponse,
+} from './dto/external-bank-account.response';
+import { ListExternalAccountsQueryDto } from './dto/list-external-accounts-query.dto';
+import { UpdateExternalAccountDto } from './dto/update-external-account.dto';
+import { ExternalBankAccount } from './entities/external-bank-account.entity';
+
+const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_fingerprint';
+
+export class DuplicateExternalAccountError extends ConflictError {
+  constructor() {
+    super(
+      'DUPLICATE_EXTERNAL_ACCOUNT',
+      'Your organization already has an external account with this country, routing number and account number',
+    );
+  }
+}
+
+/**
+ * True when `err` is a violation of the fingerprint index. PostgreSQL names the constraint;
+ * SQLite does not, but the table's only other unique key is its random primary key.
+ */
+function isDuplicateFingerprint(err: unknown): boolean {
+  const driver = (err as { driverError?: { code?: unknown; constraint?: unknown } }).driverError;
+  if (driver?.code === '23505') return driver.constraint === FINGERPRINT_INDEX;
+  return driver?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** The rules of external bank accounts (API.md section 5.5). */
+@Injectable()
+export class ExternalAccountsService {
+  constructor(
+    private readonly db: Database,
+    private readonly vault: AccountNumberVault,
+  ) {}
+
+  async create(
+    organizationId: string,
+    dto: CreateExternalAccountDto,
+  ): Promise<ExternalBankAccountResponse> {
+    if (dto.organizationId !== undefined && dto.organizationId !== organizationId) {
+      throw new ForbiddenError(
+        'organizationId must be your own organization (or left out): you cannot add external accounts to another one',
+      );
+    }
+    const check = checkBankDetails(dto);
+    if (!check.ok) throw new ValidationFailedError(check.errors);
+    const { countryCode, currency, accountNumber, routingNumber } = check.details;
+
+    const id = newId(ID_PREFIXES.externalBankAccount);
+    const now = new Date();
+    const account: ExternalBankAccount = {
+      id,
+      organizationId,
+      countryCode,
+      bankName: dto.bankName,
+      currency,
+      accountNumberEncrypted: this.vault.encrypt(accountNumber, id),
+      last4: accountNumber.slice(-4),
+      fingerprint: this.vault.fingerprint(countryCode, routingNumber, accountNumber),
+      routingNumber,
+      accountHolderName: dto.accountHolderName,
+      accountHolderType: dto.accountHolderType,
+      status: 'pending',
+      statusReason: null,
+      metadata: dto.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    };
+    try {
+      // The unique index decides between concurrent creates of the same account: one commits,
+      // the others fail here, with no window between a check and the insert.
+      await this.db.transaction((m) => m.insert(ExternalBankAccount, account));
+    } catch (err) {
+      if (isDuplicateFingerprint(err)) throw new DuplicateExternalAccountError();
+      throw err;
+    }
+    return toExternalBankAccountResponse(account);
+  }
+
+  async get(organizationId: string, id: string): Promise<ExternalBankAccountResponse> {
+    const account = await this.db.read((m) => this.find(m, organizationId, id));
+    return toExternalBankAccountResponse(account);
+  }
+
+  async list(
+    organizationId: string,
+    query: ListExternalAccountsQueryDto,
+  ): Promise<ListResponse<ExternalBankAccountResponse>> {
+    const where: FindOptionsWhere<ExternalBankAccount> = { organizationId, deletedAt: IsNull() };
+    if (query.status !== undefined) where.status = query.status;
+    if (query.currency !== undefined) where.currency = query.currency;
+    if (query.countryCode !== undefined) where.countryCode = query.countryCode;
+    const [rows, total] = await this.db.read((m) =>
+      m.findAndCount(ExternalBankAccount, {
+        where,
+        order: { createdAt: 'DESC', id: 'DESC' },
+        take: query.limit,
+        skip: query.offset,
+      }),
+    );
+    return toListResponse(rows.map(toExternalBankAccountResponse), total, query);
+  }
+
+  /**
+   * Holder details, status and metadata; bank details never change (the DTO refuses them).
+   * The row is locked for the read-modify-write, so concurrent PATCHes each see the other's
+   * metadata. Nothing is written (updatedAt included) when nothing changes.
+   */
+  async update(
+    organizationId: string,
+    id: string,
+    dto: UpdateExternalAccountDto,
+    ifMatch?: string,
+  ): Promise<ExternalBankAccountResponse> {
+    return this.db.transaction(async (m) => {
+      const account = await this.find(m, organizationId, id, true);
+      assertIfMatch(ifMatch, toExternalBankAccountResponse(account));
+      const status = dto.status ? applyStatusRequest(account, dto.status) : account;
+      const next: Partial<ExternalBankAccount> = {
+        accountHolderName: dto.accountHolderName ?? account.accountHolderName,
+        accountHolderType: dto.accountHolderType ?? account.accountHolderType,
+        status: status.status,
+        statusReason: status.statusReason,
+        metadata: mergeMetadata(account.metadata, dto.metadata),
+      };
+      const before = toExternalBankAccountResponse(account);
+      Object.assign(account, next);
+      if (JSON.stringify(toExternalBankAccountResponse(account)) === JSON.stringify(before)) {
+        return before;
+      }
+      account.updatedAt = new Date();
+      await m.update(ExternalBankAccount, { id }, { ...next, updatedAt: account.updatedAt });
+      return toExternalBankAccountResponse(account);
+    });
+  }
+
+  /** A soft delete: the account answers 404 from now on, and the same account may be added again. */
+  async remove(
+    organizationId: string,
+    id: string,
+    ifMatch?: string,
+  ): Promise<DeletedExternalBankAccountResponse> {
+    return this.db.transaction(async (m) => {
+      const account = await this.find(m, organizationId, id, true);
+      assertIfMatch(ifMatch, toExternalBankAccountResponse(account));
+      const now = new Date();
+      await m.update(ExternalBankAccount, { id }, { deletedAt: now, updatedAt: now });
+      return { id, object: 'externalBankAccount', deleted: true };
+    });
+  }
+
+  /** A live account of this organization, or 404 (also for a malformed id or another's account). */
+  private async find(
+    m: EntityManager,
+    organizationId: string,
+    id: string,
+    forUpdate = false,
+  ): Promise<ExternalBankAccount> {
+    const notFound = new NotFoundError('external bank account', id);
+    if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound;
+    const account = await m.findOne(ExternalBankAccount, {
+      where: { id, organizationId, deletedAt: IsNull() },
+      lock: forUpdate ? this.db.rowLock : undefined,
+    });
+    if (!account) throw notFound;
+    return account;
+  }
+}
