@@ -5,7 +5,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { ApiError } from './common/errors';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, toErrorResponse } from './common/errors';
 import { RouteTable } from './common/http/route-table';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
@@ -30,6 +31,9 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    // Long enough that an over-long path id reaches the handler and answers 404, not 414.
+    maxParamLength: 1000,
+    frameworkErrors: answerUnroutable,
     genReqId: requestIdFor,
     requestIdHeader: false,
     return503OnClosing: true,
@@ -50,6 +54,25 @@ export async function createApp(
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;
+}
+
+/**
+ * Fastify's router refuses a path before any hook runs when a parameter is longer than
+ * maxParamLength or is not valid percent-encoding. Such an id cannot exist: answer the 404 a
+ * missing resource gets, in the envelope, with the request id.
+ */
+function answerUnroutable(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  const response = toErrorResponse(
+    new ApiError('not_found', `No such resource: ${request.url.split('?')[0].slice(0, 200)}`, {
+      code: 'RESOURCE_NOT_FOUND',
+    }),
+    String(request.id),
+  );
+  void reply
+    .status(response.status)
+    .header('x-request-id', request.id)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(response.body);
 }
 
 function configureHttp(app: NestFastifyApplication): void {

@@ -12,6 +12,8 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
   '*.apiKey',
   '*.accountNumber',
+  '*.*.accountNumber',
+  '*.*.*.accountNumber',
   '*.password',
   'err.config',
 ];

@@ -150,6 +150,19 @@ describe(`service foundation (${TEST_DIALECT})`, () => {
       expectErrorEnvelope(res, 404, 'not_found');
     });
 
+    it.each([100, 900, 3000])('a path id of %i characters is a 404, not a 414', async (length) => {
+      const res = await t
+        .http()
+        .get(`/v0/plans/plan_${'A'.repeat(length)}`)
+        .set(tenant.auth);
+      expectErrorEnvelope(res, 404, 'not_found');
+    });
+
+    it('a path id that is not valid percent-encoding is a 404', async () => {
+      const res = await t.http().get('/v0/plans/plan_%zz').set(tenant.auth);
+      expectErrorEnvelope(res, 404, 'not_found');
+    });
+
     it('a known path with the wrong method is a 405 with Allow', async () => {
       const res = await t.http().delete('/v0/test-faults/domain').set(tenant.auth);
       expectErrorEnvelope(res, 405, 'method_not_allowed');

@@ -1,23 +1,43 @@
-import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKeyGuard } from './api-key.guard';
+import { randomUUID } from 'node:crypto';
+import passport from 'passport';
+import { createApiKeyGuard } from './api-key.guard';
 import { ApiKeysService } from './api-keys.service';
 import { AuthBootstrap } from './auth.bootstrap';
-import { BearerStrategy } from './bearer.strategy';
+import { createBearerStrategy } from './bearer.strategy';
 import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
+
+/** This application instance's name for its bearer strategy in passport's registry. */
+const BEARER_STRATEGY_NAME = Symbol('BEARER_STRATEGY_NAME');
 
 /** Organizations, API keys and the global bearer guard. */
 @Module({
   imports: [PassportModule, TypeOrmModule.forFeature([Organization, ApiKey])],
   providers: [
     ApiKeysService,
-    BearerStrategy,
     AuthBootstrap,
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: BEARER_STRATEGY_NAME, useFactory: () => `bearer-${randomUUID()}` },
+    {
+      provide: 'BEARER_STRATEGY',
+      inject: [BEARER_STRATEGY_NAME, ApiKeysService],
+      useFactory: createBearerStrategy,
+    },
+    {
+      provide: APP_GUARD,
+      inject: [BEARER_STRATEGY_NAME, Reflector],
+      useFactory: createApiKeyGuard,
+    },
   ],
   exports: [ApiKeysService],
 })
-export class AuthModule {}
+export class AuthModule implements OnModuleDestroy {
+  constructor(@Inject(BEARER_STRATEGY_NAME) private readonly strategyName: string) {}
+
+  onModuleDestroy(): void {
+    passport.unuse(this.strategyName);
+  }
+}

@@ -5,6 +5,7 @@ import {
   ForbiddenError,
   NotFoundError,
   ValidationFailedError,
+  isUniqueViolation,
 } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
@@ -33,16 +34,6 @@ export class DuplicateExternalAccountError extends ConflictError {
       'Your organization already has an external account with this country, routing number and account number',
     );
   }
-}
-
-/**
- * True when `err` is a violation of the fingerprint index. PostgreSQL names the constraint;
- * SQLite does not, but the table's only other unique key is its random primary key.
- */
-function isDuplicateFingerprint(err: unknown): boolean {
-  const driver = (err as { driverError?: { code?: unknown; constraint?: unknown } }).driverError;
-  if (driver?.code === '23505') return driver.constraint === FINGERPRINT_INDEX;
-  return driver?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** The rules of external bank accounts (API.md section 5.5). */
@@ -92,7 +83,7 @@ export class ExternalAccountsService {
       // the others fail here, with no window between a check and the insert.
       await this.db.transaction((m) => m.insert(ExternalBankAccount, account));
     } catch (err) {
-      if (isDuplicateFingerprint(err)) throw new DuplicateExternalAccountError();
+      if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
     }
     return toExternalBankAccountResponse(account);

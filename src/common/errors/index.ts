@@ -1,2 +1,3 @@
 export * from './api-error';
 export * from './error-envelope';
+export * from './database-errors';

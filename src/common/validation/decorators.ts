@@ -73,10 +73,11 @@ export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDe
 
 /**
  * A field that exists on the resource but may not be set by this request: present at all (even
- * null), it is a 400 whose message says what to do instead.
+ * null), it is a 400 whose message says what to do instead. Put `@ApiHideProperty()` beside it:
+ * the Swagger plugin reads that decorator from the source to leave the field out of the schema.
  */
 export function NotAllowed(message: string, code = 'field_not_allowed'): PropertyDecorator {
-  return (target: object, propertyKey: string | symbol) =>
+  return (target: object, propertyKey: string | symbol) => {
     registerDecorator({
       name: 'notAllowed',
       target: target.constructor,
@@ -84,6 +85,7 @@ export function NotAllowed(message: string, code = 'field_not_allowed'): Propert
       options: { message, context: { code } },
       validator: { validate: (value: unknown) => value === undefined },
     });
+  };
 }
 
 /** Query strings: `true`/`false` become booleans; anything else stays and fails IsBoolean. */
