@@ -4,8 +4,10 @@
  */
 import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
 import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
+import { Idempotency1763700004000 as SqliteIdempotency } from './sqlite/1763700004000-idempotency';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
+import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
 
-export const sqliteMigrations = [SqliteFoundation, SqliteCatalog];
-export const postgresMigrations = [PostgresFoundation, PostgresCatalog];
+export const sqliteMigrations = [SqliteFoundation, SqliteCatalog, SqliteIdempotency];
+export const postgresMigrations = [PostgresFoundation, PostgresCatalog, PostgresIdempotency];
