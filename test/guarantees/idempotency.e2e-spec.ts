@@ -132,6 +132,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       const before = (await widgetsOf(tenant.organizationId)).length;
       const res = await post(key, { name: 'Something else' });
       expectErrorEnvelope(res, 422, 'idempotency_error', 'IDEMPOTENCY_KEY_REUSED');
+      expect(res.body.message).toContain('with a different body');
       expect(res.headers['idempotent-replayed']).toBeUndefined();
       expect((await widgetsOf(tenant.organizationId)).length).toBe(before);
     });
@@ -146,6 +147,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
         .set('Idempotency-Key', key)
         .send({ name: 'Original' });
       expectErrorEnvelope(patch, 422, 'idempotency_error', 'IDEMPOTENCY_KEY_REUSED');
+      expect(patch.body.message).toContain('for another request (POST /v0/widgets)');
       const query = await t
         .http()
         .post('/v0/widgets?x=1')
@@ -194,6 +196,18 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       }
       // With the first one holding the key for 300 ms, at least one retry found it running.
       expect(responses.some((r) => r.status === 409)).toBe(true);
+      expect((await widgetsOf(tenant.organizationId)).length).toBe(before + 1);
+    });
+
+    it('stores the response of a request whose client hung up, so its retry does not run twice', async () => {
+      const key = newKey();
+      const body = { name: 'Abandoned', delayMs: 300 };
+      const before = (await widgetsOf(tenant.organizationId)).length;
+      await expect(post(key, body).timeout(100)).rejects.toThrow(/Timeout/);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const retry = await post(key, body);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
       expect((await widgetsOf(tenant.organizationId)).length).toBe(before + 1);
     });
 

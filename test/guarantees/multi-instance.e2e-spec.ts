@@ -56,6 +56,25 @@ describe(`two instances on one ${TEST_DIALECT} database`, () => {
     expect(read.headers.etag).toBe(first.headers.etag);
   });
 
+  it('keeps the record across a restart: a new instance replays it', async () => {
+    const key = `restart-${Date.now()}`;
+    const first = await viaSecond()
+      .post('/v0/widgets')
+      .set(tenant.auth)
+      .set('Idempotency-Key', key)
+      .send({ name: 'Before the restart' })
+      .expect(201);
+    await second.close();
+    second = await createApp(t.config, { extraModules: [WidgetsModule] });
+    const retry = await viaSecond()
+      .post('/v0/widgets')
+      .set(tenant.auth)
+      .set('Idempotency-Key', key)
+      .send({ name: 'Before the restart' });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.text).toBe(first.text);
+  });
+
   it('answers 422 on one instance to a key reused with another body on the other', async () => {
     const key = `two-instances-reuse-${Date.now()}`;
     await viaFirst()

@@ -182,7 +182,7 @@ export class RateLimiter implements OnModuleDestroy {
       errorResponseBuilder: (_request, context) =>
         new ApiError(
           'rate_limited',
-          `Too many requests: at most ${context.max} per second for this API key; retry in ${context.after}`,
+          `Too many requests: the limit is ${context.max} per second per API key; retry in ${context.after}`,
           { headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) } },
         ),
     });

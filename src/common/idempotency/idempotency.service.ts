@@ -129,10 +129,15 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     // An expired record no longer exists as far as the client can tell.
     if (current.expiresAt.getTime() <= now.getTime()) return takeOver();
     if (current.requestHash !== mine.requestHash) {
+      const sameRoute =
+        current.requestMethod === mine.requestMethod && current.requestPath === mine.requestPath;
       throw new ApiError(
         'idempotency_error',
-        `This Idempotency-Key was already used for another request (${current.requestMethod} ` +
-          `${current.requestPath} with a different body); use a new key for a new request`,
+        `This Idempotency-Key was already used ${
+          sameRoute
+            ? 'with a different body'
+            : `for another request (${current.requestMethod} ${current.requestPath})`
+        }; use a new key for a new request`,
         { code: 'IDEMPOTENCY_KEY_REUSED' },
       );
     }
