@@ -5,7 +5,9 @@ import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { RateLimiter } from './common/http/rate-limit';
 import { RouteTable } from './common/http/route-table';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { AppValidationPipe } from './common/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -30,6 +32,7 @@ export class AppModule {
         LoggerModule.forRoot(loggerOptions(config, logDestination)),
         DatabaseModule,
         AuthModule,
+        IdempotencyModule,
         HealthModule,
         CatalogModule,
         PlansModule,
@@ -38,6 +41,7 @@ export class AppModule {
       ],
       providers: [
         RouteTable,
+        RateLimiter,
         { provide: APP_PIPE, useClass: AppValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

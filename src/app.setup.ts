@@ -7,7 +7,12 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, toErrorResponse } from './common/errors';
+import { etagOnSend } from './common/http/conditional-requests';
+import { documentGuarantees } from './common/http/openapi-guarantees';
+import { RateLimiter } from './common/http/rate-limit';
 import { RouteTable } from './common/http/route-table';
+import { registerSecurityHeaders } from './common/http/security-headers';
+import { IdempotencyService } from './common/idempotency/idempotency.service';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
 
@@ -50,6 +55,7 @@ export async function createApp(
   );
   app.useLogger(app.get(Logger));
   configureHttp(app);
+  await installGuarantees(app);
   setupDocs(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
@@ -108,6 +114,21 @@ function configureHttp(app: NestFastifyApplication): void {
   });
 }
 
+/**
+ * The platform guarantees of API.md section 6, as Fastify hooks on every route (the idempotency
+ * claim itself is a global Nest interceptor, IdempotencyInterceptor). Order matters:
+ * onRequest: request id, security headers, then the rate limit, so a 429 carries both;
+ * onSend: an idempotent replay or the storing of a response first, then the ETag of the body
+ * that goes out (a replay's too).
+ */
+async function installGuarantees(app: NestFastifyApplication): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  await registerSecurityHeaders(fastify);
+  await app.get(RateLimiter).register(fastify);
+  fastify.addHook('onSend', app.get(IdempotencyService).onSend);
+  fastify.addHook('onSend', etagOnSend);
+}
+
 function setupDocs(app: NestFastifyApplication): void {
   const document = SwaggerModule.createDocument(
     app,
@@ -125,6 +146,7 @@ function setupDocs(app: NestFastifyApplication): void {
       })
       .build(),
   );
+  documentGuarantees(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',

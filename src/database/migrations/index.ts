@@ -6,20 +6,24 @@ import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000
 import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
 import { Plans1763700002000 as SqlitePlans } from './sqlite/1763700002000-plans';
 import { ExternalAccounts1763700003000 as SqliteExternalAccounts } from './sqlite/1763700003000-external-accounts';
+import { Idempotency1763700004000 as SqliteIdempotency } from './sqlite/1763700004000-idempotency';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
 import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-plans';
 import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
+import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
 
 export const sqliteMigrations = [
   SqliteFoundation,
   SqliteCatalog,
   SqlitePlans,
   SqliteExternalAccounts,
+  SqliteIdempotency,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
   PostgresCatalog,
   PostgresPlans,
   PostgresExternalAccounts,
+  PostgresIdempotency,
 ];

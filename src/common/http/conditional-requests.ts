@@ -1,0 +1,66 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagOf } from './etag';
+
+const ETAG_METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']);
+
+/** One resource object (it has `id` and `object`); a list `{ data, pagination }` is not. */
+export function isSingleResource(body: unknown): body is { id: string; object: string } {
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    typeof (body as { id?: unknown }).id === 'string' &&
+    typeof (body as { object?: unknown }).object === 'string'
+  );
+}
+
+/** If-None-Match: `*` or a list of tags, compared weakly (a `W/` prefix is ignored). */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
+}
+
+/**
+ * Fastify onSend hook (API.md section 6): every 200/201 response whose body is one resource gets
+ * `ETag: etagOf(body)`, the same function services use in assertIfMatch, so a tag read from a
+ * GET (or a POST, PATCH or DELETE) matches inside the service. A GET whose If-None-Match holds
+ * the current tag answers 304 without a body.
+ */
+export function etagOnSend(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: Error | null, payload?: unknown) => void,
+): void {
+  if (
+    !ETAG_METHODS.has(request.method) ||
+    (reply.statusCode !== 200 && reply.statusCode !== 201) ||
+    typeof payload !== 'string' ||
+    !payload.startsWith('{') ||
+    !String(reply.getHeader('content-type')).startsWith('application/json')
+  ) {
+    return done(null, payload);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return done(null, payload);
+  }
+  if (!isSingleResource(body)) return done(null, payload);
+  const etag = etagOf(body);
+  void reply.header('etag', etag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    reply.statusCode === 200 &&
+    matchesIfNoneMatch(ifNoneMatch, etag)
+  ) {
+    void reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    return done(null, null);
+  }
+  done(null, payload);
+}

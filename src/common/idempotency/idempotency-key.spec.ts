@@ -1,0 +1,70 @@
+import { ValidationFailedError } from '../errors';
+import { canonicalJson, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
+
+describe('parseIdempotencyKey', () => {
+  it('returns undefined when there is no header', () => {
+    expect(parseIdempotencyKey(undefined)).toBeUndefined();
+  });
+
+  it.each(['a', '3f1c9c1e-8d4b-4b6e-9a57-2f4c1d1e0b9a', 'order 42: retry #1', 'x'.repeat(255)])(
+    'accepts %j',
+    (key) => {
+      expect(parseIdempotencyKey(key)).toBe(key);
+    },
+  );
+
+  it.each([
+    ['empty', ''],
+    ['256 characters', 'x'.repeat(256)],
+    ['non-ASCII', 'clé'],
+    ['a control character', 'a\tb'],
+    ['sent twice', ['a', 'b']],
+  ])('rejects a key that is %s with INVALID_IDEMPOTENCY_KEY', (_label, key) => {
+    expect(() => parseIdempotencyKey(key)).toThrow(ValidationFailedError);
+    try {
+      parseIdempotencyKey(key);
+    } catch (err) {
+      expect((err as ValidationFailedError).code).toBe('INVALID_IDEMPOTENCY_KEY');
+      expect((err as ValidationFailedError).errors?.[0].field).toBe('Idempotency-Key');
+    }
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts object keys at every level and keeps array order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, 1], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,1]},"b":1}',
+    );
+    expect(canonicalJson([{ b: 1, a: 2 }])).toBe('[{"a":2,"b":1}]');
+  });
+
+  it('gives an absent body the empty string, unlike an empty object', () => {
+    expect(canonicalJson(undefined)).toBe('');
+    expect(canonicalJson({})).toBe('{}');
+  });
+});
+
+describe('requestFingerprint', () => {
+  const base = requestFingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] });
+
+  it('is the same for the same request, whatever the key order', () => {
+    expect(requestFingerprint('post', '/v0/plans', { prices: ['a', 'b'], name: 'Pro' })).toBe(base);
+  });
+
+  it.each([
+    ['method', () => requestFingerprint('PATCH', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] })],
+    ['path', () => requestFingerprint('POST', '/v0/products', { name: 'Pro', prices: ['a', 'b'] })],
+    [
+      'query',
+      () => requestFingerprint('POST', '/v0/plans?x=1', { name: 'Pro', prices: ['a', 'b'] }),
+    ],
+    ['body', () => requestFingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['b', 'a'] })],
+    [
+      'value type',
+      () => requestFingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'], n: 1 }),
+    ],
+  ])('differs when the %s differs', (_label, other) => {
+    expect(other()).not.toBe(base);
+    expect(other()).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

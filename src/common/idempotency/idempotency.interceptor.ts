@@ -1,0 +1,32 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Observable, defer, from, of, switchMap } from 'rxjs';
+import type { Principal } from '../../auth/api-keys.service';
+import { IDEMPOTENT_METHODS, parseIdempotencyKey } from './idempotency-key';
+import { IdempotencyService } from './idempotency.service';
+
+/**
+ * Global interceptor (APP_INTERCEPTOR): every POST, PATCH and DELETE under /v0 that carries an
+ * Idempotency-Key claims it before the handler runs. Interceptors run after the guard, so the
+ * organization is known, and before the validation pipe, so a 400 is stored like any 4xx.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
+    if (!IDEMPOTENT_METHODS.has(request.method) || !request.url.startsWith('/v0/')) {
+      return next.handle();
+    }
+    return defer(() => {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      if (key === undefined || !request.user) return next.handle();
+      return from(this.idempotency.begin(request, request.user.organizationId, key)).pipe(
+        // A replay's status, headers and body are put in place by IdempotencyService.onSend.
+        switchMap((replayed) => (replayed ? of(undefined) : next.handle())),
+      );
+    });
+  }
+}

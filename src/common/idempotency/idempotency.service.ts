@@ -1,0 +1,273 @@
+import { Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PinoLogger } from 'nestjs-pino';
+import { EntityManager } from 'typeorm';
+import { Database } from '../../database/database.service';
+import { ApiError } from '../errors';
+import { ID_PREFIXES, newId } from '../ids';
+import { requestFingerprint } from './idempotency-key';
+import { IdempotencyRecord } from './idempotency-record.entity';
+
+/** How long the first response to a key is kept and replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a request may hold its key before a retry presumes it dead (its process crashed or
+ * lost the database) and runs instead. Far longer than any request takes: PostgreSQL statements
+ * time out after 10 s.
+ */
+export const IN_PROGRESS_LOCK_MS = 60 * 1000;
+/** How often expired records are deleted (each instance sweeps; deleting twice is harmless). */
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** The response headers a replay repeats; the others are the new request's own. */
+const STORED_HEADERS = ['content-type', 'location'];
+
+export interface ClaimInput {
+  organizationId: string;
+  key: string;
+  method: string;
+  /** The request URL: path and query string. */
+  path: string;
+  body: unknown;
+  requestId: string;
+}
+
+/** This request runs and its response is stored, or it gets the stored response back. */
+export type Claim =
+  { kind: 'owner'; recordId: string } | { kind: 'replay'; record: IdempotencyRecord };
+
+/** Thrown inside the claim transaction when the row vanished between two statements. */
+class ClaimRace extends Error {}
+
+/**
+ * Idempotency-Key (API.md section 6). A request claims its key by inserting an `in_progress` row
+ * under the unique (organization, key) index, so exactly one request wins even when several
+ * instances share the database; the others read the winner's row: still running (409), done
+ * (replay), or a different request (422). The response is stored by `onSend`, a Fastify hook
+ * that sees exactly what goes out, whether it came from a handler or the exception filter.
+ */
+@Injectable()
+export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly claims = new WeakMap<FastifyRequest, Claim>();
+  private sweepTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('Idempotency');
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweepTimer = setInterval(() => void this.sweepQuietly(), SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /**
+   * Called once the caller is known (after the guard). Returns true when the stored response is
+   * replayed and the handler must not run.
+   */
+  async begin(request: FastifyRequest, organizationId: string, key: string): Promise<boolean> {
+    const claim = await this.claim({
+      organizationId,
+      key,
+      method: request.method,
+      path: request.url,
+      body: request.body,
+      requestId: String(request.id),
+    });
+    this.claims.set(request, claim);
+    return claim.kind === 'replay';
+  }
+
+  async claim(input: ClaimInput, now = new Date()): Promise<Claim> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction((m) => this.claimIn(m, input, now));
+      } catch (err) {
+        if (!(err instanceof ClaimRace) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  private async claimIn(m: EntityManager, input: ClaimInput, now: Date): Promise<Claim> {
+    const mine = Object.assign(new IdempotencyRecord(), {
+      id: newId(ID_PREFIXES.idempotencyRecord),
+      organizationId: input.organizationId,
+      idempotencyKey: input.key,
+      requestMethod: input.method,
+      requestPath: input.path,
+      requestHash: requestFingerprint(input.method, input.path, input.body),
+      requestId: input.requestId,
+      state: 'in_progress',
+      lockedUntil: new Date(now.getTime() + IN_PROGRESS_LOCK_MS),
+      responseStatus: null,
+      responseHeaders: null,
+      responseBody: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    } satisfies IdempotencyRecord);
+    // ON CONFLICT DO NOTHING (INSERT OR IGNORE on SQLite): on PostgreSQL a concurrent insert of
+    // the same key waits for the other transaction, then does nothing.
+    await m.createQueryBuilder().insert().into(IdempotencyRecord).values(mine).orIgnore().execute();
+    const current = await m.findOne(IdempotencyRecord, {
+      where: { organizationId: input.organizationId, idempotencyKey: input.key },
+      lock: this.db.rowLock,
+    });
+    if (!current) throw new ClaimRace(); // released by its owner in between: try again
+    if (current.id === mine.id) return { kind: 'owner', recordId: mine.id };
+
+    const takeOver = async (): Promise<Claim> => {
+      await m.delete(IdempotencyRecord, { id: current.id });
+      await m.insert(IdempotencyRecord, mine);
+      return { kind: 'owner', recordId: mine.id };
+    };
+    // An expired record no longer exists as far as the client can tell.
+    if (current.expiresAt.getTime() <= now.getTime()) return takeOver();
+    if (current.requestHash !== mine.requestHash) {
+      const sameRoute =
+        current.requestMethod === mine.requestMethod && current.requestPath === mine.requestPath;
+      throw new ApiError(
+        'idempotency_error',
+        `This Idempotency-Key was already used ${
+          sameRoute
+            ? 'with a different body'
+            : `for another request (${current.requestMethod} ${current.requestPath})`
+        }; use a new key for a new request`,
+        { code: 'IDEMPOTENCY_KEY_REUSED' },
+      );
+    }
+    if (current.state === 'complete') return { kind: 'replay', record: current };
+    if (current.lockedUntil && current.lockedUntil.getTime() > now.getTime()) {
+      throw new ApiError(
+        'conflict',
+        'A request with this Idempotency-Key is still being processed; retry after it finishes',
+        { code: 'IDEMPOTENCY_KEY_IN_USE', headers: { 'Retry-After': '1' } },
+      );
+    }
+    // In progress past its lock: the request that held it is presumed dead.
+    return takeOver();
+  }
+
+  /** Stores the response of the request that owns `recordId`; a retry replays it from now on. */
+  async complete(
+    recordId: string,
+    response: { status: number; headers: Record<string, string>; body: string | null },
+  ): Promise<void> {
+    await this.db.transaction((m) =>
+      m.update(
+        IdempotencyRecord,
+        { id: recordId, state: 'in_progress' },
+        {
+          state: 'complete',
+          lockedUntil: null,
+          responseStatus: response.status,
+          responseHeaders: response.headers,
+          responseBody: response.body,
+        },
+      ),
+    );
+  }
+
+  /** Forgets a claim (the request failed with a 5xx), so that a retry runs again. */
+  async release(recordId: string): Promise<void> {
+    await this.db.transaction((m) =>
+      m.delete(IdempotencyRecord, { id: recordId, state: 'in_progress' }),
+    );
+  }
+
+  /** Deletes expired records; returns how many. */
+  async sweep(now = new Date()): Promise<number> {
+    const result = await this.db.transaction((m) =>
+      m
+        .createQueryBuilder()
+        .delete()
+        .from(IdempotencyRecord)
+        .where('expires_at <= :now', { now })
+        .execute(),
+    );
+    return result.affected ?? 0;
+  }
+
+  private async sweepQuietly(): Promise<void> {
+    try {
+      const deleted = await this.sweep();
+      if (deleted > 0) this.logger.info({ deleted }, 'expired idempotency records deleted');
+    } catch (err) {
+      this.logger.warn({ err }, 'idempotency sweep failed; it runs again later');
+    }
+  }
+
+  /**
+   * Fastify onSend hook. For a replay: the stored status, headers and body replace what Nest
+   * was about to send. For the request that owns a key: a response below 500 is stored before
+   * it leaves (so a retry that follows it always finds it), a 5xx releases the key.
+   */
+  readonly onSend = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ): Promise<unknown> => {
+    const claim = this.claims.get(request);
+    if (!claim) return payload;
+    this.claims.delete(request);
+    if (claim.kind === 'replay') return replay(request, reply, claim.record);
+
+    const storable = payload === undefined || payload === null || typeof payload === 'string';
+    try {
+      if (reply.statusCode >= 500 || !storable) {
+        await this.release(claim.recordId);
+      } else {
+        const headers: Record<string, string> = {};
+        for (const name of STORED_HEADERS) {
+          const value = reply.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        await this.complete(claim.recordId, {
+          status: reply.statusCode,
+          headers,
+          body: typeof payload === 'string' ? payload : null,
+        });
+      }
+    } catch (err) {
+      // The response still goes out; the key stays in progress until its lock runs out.
+      this.logger.error(
+        { err, requestId: request.id },
+        'could not store the idempotent response; a retry after the lock expires runs again',
+      );
+    }
+    return payload;
+  };
+}
+
+/** Sends a stored response again, marked as a replay. */
+function replay(request: FastifyRequest, reply: FastifyReply, record: IdempotencyRecord): unknown {
+  const status = record.responseStatus ?? 200;
+  void reply.code(status);
+  for (const [name, value] of Object.entries(record.responseHeaders ?? {})) {
+    void reply.header(name, value);
+  }
+  void reply.header('idempotent-replayed', 'true');
+  void reply.header('original-request-id', record.requestId);
+  const body = record.responseBody;
+  // An error envelope's requestId names the request that answers (API.md section 3): the
+  // replay's own, as in its X-Request-Id header. Original-Request-Id names the first.
+  if (body !== null && status >= 400) return withRequestId(body, String(request.id));
+  return body;
+}
+
+function withRequestId(body: string, requestId: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed !== null && typeof parsed === 'object' && 'requestId' in parsed) {
+      return JSON.stringify({ ...parsed, requestId });
+    }
+  } catch {
+    // not JSON: send it as it was
+  }
+  return body;
+}

@@ -1,0 +1,60 @@
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestApp, startTestApp } from '../helpers/test-app';
+import { WidgetsModule } from '../helpers/widgets.module';
+
+describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let doc: any;
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { extraModules: [WidgetsModule] });
+    doc = (await t.http().get('/docs-json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  const headerParams = (operation: any) =>
+    (operation.parameters ?? [])
+      .map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p))
+      .filter((p: any) => p.in === 'header')
+      .map((p: any) => p.name);
+
+  it('documents Idempotency-Key, 409 and 422 on every write, and If-Match with 412 on PATCH and DELETE', () => {
+    const post = doc.paths['/v0/widgets'].post;
+    expect(headerParams(post)).toContain('Idempotency-Key');
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['201', '409', '422']));
+    expect(post.responses['201'].headers).toHaveProperty('Idempotent-Replayed');
+    for (const method of ['patch', 'delete']) {
+      const operation = doc.paths['/v0/widgets/{id}'][method];
+      expect(headerParams(operation)).toEqual(
+        expect.arrayContaining(['Idempotency-Key', 'If-Match']),
+      );
+      expect(operation.responses).toHaveProperty('412');
+    }
+    expect(headerParams(doc.paths['/v0/widgets'].get)).not.toContain('Idempotency-Key');
+  });
+
+  it('documents If-None-Match and 304 on GET of one resource, and ETag on single-resource responses only', () => {
+    const get = doc.paths['/v0/widgets/{id}'].get;
+    expect(headerParams(get)).toContain('If-None-Match');
+    expect(get.responses).toHaveProperty('304');
+    expect(get.responses['200'].headers).toHaveProperty('ETag');
+    expect(doc.paths['/v0/widgets'].post.responses['201'].headers).toHaveProperty('ETag');
+    expect(doc.paths['/v0/widgets'].get.responses['200']?.headers?.ETag).toBeUndefined();
+  });
+
+  it('documents the rate-limit headers on every /v0 response and Retry-After on 429', () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (!path.startsWith('/v0/')) continue;
+      for (const operation of Object.values<any>(item)) {
+        for (const response of Object.values<any>(operation.responses)) {
+          expect(Object.keys(response.headers ?? {})).toEqual(
+            expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+          );
+        }
+      }
+    }
+    const limited = doc.paths['/v0/widgets'].post.responses['429'];
+    expect(limited.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(doc.components.headers).toHaveProperty('Retry-After');
+  });
+});
