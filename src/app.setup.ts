@@ -40,6 +40,7 @@ export async function createApp(
     maxParamLength: 1000,
     frameworkErrors: answerUnroutable,
     genReqId: requestIdFor,
+    trustProxy: config.trustProxy,
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       BOOTSTRAP_API_KEY: 'abc',
       REDIS_URL: 'localhost:6379',
       ENCRYPTION_KEY: 'c2hvcnQ=',
+      TRUST_PROXY: 'everyone',
     });
     for (const name of [
       'PORT',
@@ -50,6 +51,7 @@ describe('loadConfig', () => {
       'BOOTSTRAP_API_KEY',
       'REDIS_URL',
       'ENCRYPTION_KEY',
+      'TRUST_PROXY',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
@@ -83,6 +85,23 @@ describe('loadConfig', () => {
     });
     expect(config.bootstrapApiKey).toBe('sk_test_' + 'a'.repeat(32));
     expect(config.printDevelopmentKey).toBe(false);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8, 127.0.0.1'],
+  ])('reads %p', (raw, expected) => {
+    const config = loadConfig({
+      DATABASE_URL: 'sqlite::memory:',
+      ENCRYPTION_KEY: KEY,
+      TRUST_PROXY: raw,
+    });
+    expect(config.trustProxy).toEqual(expected);
   });
 });
 

@@ -28,6 +28,8 @@ export interface AppConfig {
   printDevelopmentKey: boolean;
   rateLimitPerSecond: number;
   redisUrl?: string;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For to believe for the client address. */
+  trustProxy: boolean | number | string;
   /** Seconds to wait for requests in flight on SIGTERM. */
   shutdownTimeoutSeconds: number;
 }
@@ -175,6 +177,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   const host = env.HOST || '0.0.0.0';
 
+  const rawTrustProxy = (env.TRUST_PROXY ?? '').trim();
+  let trustProxy: boolean | number | string = false;
+  if (rawTrustProxy === '' || rawTrustProxy === 'false') trustProxy = false;
+  else if (rawTrustProxy === 'true') trustProxy = true;
+  else if (/^\d{1,2}$/.test(rawTrustProxy)) trustProxy = Number(rawTrustProxy);
+  else if (/^[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*$/.test(rawTrustProxy))
+    trustProxy = rawTrustProxy;
+  else {
+    problems.push(
+      'TRUST_PROXY must be true, false, a number of hops, or comma-separated addresses/CIDRs',
+    );
+  }
+
   // A generated key file is only written once everything else is known to be valid.
   const encryption = loadEncryptionKey(
     problems,
@@ -198,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     printDevelopmentKey: appEnv === 'development',
     rateLimitPerSecond,
     redisUrl,
+    trustProxy,
     shutdownTimeoutSeconds,
   };
 }
