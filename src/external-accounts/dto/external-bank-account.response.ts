@@ -1,3 +1,4 @@
+import { PaginationResponse } from '../../common/dto/pagination.response';
 import { ApiProperty } from '@nestjs/swagger';
 import { ID_PREFIXES } from '../../common/ids';
 import { Metadata } from '../../common/metadata';
@@ -83,21 +84,12 @@ export class DeletedExternalBankAccountResponse {
   deleted: true;
 }
 
-export class ExternalBankAccountPagination {
-  @ApiProperty({ example: 10 })
-  limit: number;
-  @ApiProperty({ example: 0 })
-  offset: number;
-  @ApiProperty({ example: 1 })
-  total: number;
-}
-
 export class ExternalBankAccountListResponse {
   @ApiProperty({ type: [ExternalBankAccountResponse] })
   data: ExternalBankAccountResponse[];
 
-  @ApiProperty({ type: ExternalBankAccountPagination })
-  pagination: ExternalBankAccountPagination;
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
 }
 
 /** Metadata keys in a fixed order, so SQLite text and PostgreSQL jsonb give the same JSON (and ETag). */
