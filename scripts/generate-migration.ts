@@ -7,13 +7,19 @@
  * Each dialect runs in a child process because entity column types are chosen from
  * DATABASE_URL when the entity files load. PostgreSQL needs a server: MIGRATION_POSTGRES_URL
  * (default postgres://postgres@127.0.0.1:5432/test) is used to create a scratch database.
+ *
+ * When reviewing a SQLite file, check the `down` of any table rebuild: TypeORM renames the table
+ * away first (`ALTER TABLE "x" RENAME TO "temporary_x"`), and SQLite then repoints the other
+ * tables' foreign keys at "temporary_x" before dropping it. Migration 1763700005000 shows a
+ * rebuild that keeps the table's name.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { format, resolveConfig } from 'prettier';
 import { DataSource } from 'typeorm';
 
 const ADMIN_URL = process.env.MIGRATION_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -21,6 +27,20 @@ const ADMIN_URL = process.env.MIGRATION_POSTGRES_URL ?? 'postgres://postgres@127
 function className(name: string, timestamp: number): string {
   const pascal = name.replace(/(^|[-_\s]+)([a-zA-Z0-9])/g, (_m, _s, c: string) => c.toUpperCase());
   return `${pascal}${timestamp}`;
+}
+
+/** Where a dialect's migration of this run is written. */
+function migrationFile(dialect: string, name: string, timestamp: number): string {
+  const kebab = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  return join(
+    __dirname,
+    '..',
+    'src',
+    'database',
+    'migrations',
+    dialect,
+    `${timestamp}-${kebab}.ts`,
+  );
 }
 
 function render(cls: string, up: string[], down: string[]): string {
@@ -64,18 +84,11 @@ async function generate(
       console.log(`${dialect}: the entities match the migrations; nothing to generate`);
       return;
     }
-    const cls = className(name, timestamp);
-    const kebab = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-    const file = join(
-      __dirname,
-      '..',
-      'src',
-      'database',
-      'migrations',
-      dialect,
-      `${timestamp}-${kebab}.ts`,
-    );
-    writeFileSync(file, render(cls, up, down));
+    const file = migrationFile(dialect, name, timestamp);
+    // Formatted as `npm run lint` expects, so the file can be committed after review.
+    const source = render(className(name, timestamp), up, down);
+    const options = await resolveConfig(file);
+    writeFileSync(file, await format(source, { ...options, filepath: file }));
     console.log(`${dialect}: wrote ${file} (${up.length} statements)`);
   } finally {
     await ds.destroy();
@@ -144,7 +157,9 @@ async function main(): Promise<void> {
     rmSync(sqliteDir, { recursive: true, force: true });
     await pg.drop();
   }
-  console.log('Register the new classes in src/database/migrations/index.ts, then review them.');
+  if (['sqlite', 'postgres'].some((d) => existsSync(migrationFile(d, name, timestamp)))) {
+    console.log('Register the new classes in src/database/migrations/index.ts, then review them.');
+  }
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import { ColumnType } from 'typeorm';
+import { Column, ColumnOptions, ColumnType } from 'typeorm';
 
 /**
  * Entities are shared by both dialects, but a few column types differ. The dialect is read from
@@ -11,3 +11,15 @@ export const TIMESTAMP: ColumnType = IS_POSTGRES ? 'timestamptz' : 'datetime';
 
 /** Small JSON documents (metadata, price properties): jsonb on PostgreSQL, text on SQLite. */
 export const JSON_COLUMN: ColumnType = IS_POSTGRES ? 'jsonb' : 'simple-json';
+
+/**
+ * An instant, as the migrations make it: `timestamptz(3)` on PostgreSQL (milliseconds, what a
+ * JavaScript Date holds) and `datetime` on SQLite. Every entity timestamp uses it, so the entities
+ * describe the same columns the migrations build.
+ */
+export function TimestampColumn(
+  name: string,
+  options: Omit<ColumnOptions, 'name' | 'type' | 'precision'> = {},
+): PropertyDecorator {
+  return Column({ ...options, name, type: TIMESTAMP, ...(IS_POSTGRES ? { precision: 3 } : {}) });
+}

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types';
+import { TimestampColumn } from '../../database/column-types';
 
 /** A tenant: every API key and every resource belongs to exactly one organization. */
 @Entity({ name: 'organizations' })
@@ -10,9 +10,9 @@ export class Organization {
   @Column({ type: 'varchar', length: 200 })
   name: string;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: TIMESTAMP })
+  @TimestampColumn('updated_at')
   updatedAt: Date;
 }

@@ -1,5 +1,7 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
+import { TimestampColumn } from '../../database/column-types';
+import { Product } from './product.entity';
 
 export const AGGREGATIONS = ['COUNT', 'SUM', 'MAX', 'UNIQUE_COUNT', 'LATEST'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
@@ -15,8 +17,19 @@ export class BillableMetric {
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
 
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({
+    name: 'organization_id',
+    foreignKeyConstraintName: 'billable_metrics_organization_id_fkey',
+  })
+  organization?: Organization;
+
   @Column({ name: 'product_id', type: 'varchar', length: 48 })
   productId: string;
+
+  @ManyToOne(() => Product, { nullable: false })
+  @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'billable_metrics_product_id_fkey' })
+  product?: Product;
 
   @Column({ type: 'varchar', length: 200 })
   name: string;
@@ -37,9 +50,9 @@ export class BillableMetric {
   @Column({ name: 'event_type', type: 'varchar', length: 200, nullable: true })
   eventType: string | null;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: TIMESTAMP })
+  @TimestampColumn('updated_at')
   updatedAt: Date;
 }

@@ -1,6 +1,7 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TIMESTAMP } from '../../database/column-types';
+import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
 
 /** What a merchant sells (API.md section 5.1). `merchantId` in the API is the organization. */
 @Entity({ name: 'products' })
@@ -12,6 +13,13 @@ export class Product {
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
 
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({
+    name: 'organization_id',
+    foreignKeyConstraintName: 'products_organization_id_fkey',
+  })
+  organization?: Organization;
+
   @Column({ type: 'varchar', length: 200 })
   name: string;
 
@@ -21,9 +29,9 @@ export class Product {
   @Column({ type: JSON_COLUMN })
   metadata: Metadata;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: TIMESTAMP })
+  @TimestampColumn('updated_at')
   updatedAt: Date;
 }

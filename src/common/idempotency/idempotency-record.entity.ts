@@ -1,5 +1,6 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { JSON_COLUMN, TIMESTAMP } from '../../database/column-types';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
+import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
 
 export type IdempotencyState = 'in_progress' | 'complete';
 
@@ -17,6 +18,13 @@ export class IdempotencyRecord {
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({
+    name: 'organization_id',
+    foreignKeyConstraintName: 'idempotency_records_organization_id_fkey',
+  })
+  organization?: Organization;
 
   @Column({ name: 'idempotency_key', type: 'varchar', length: 255 })
   idempotencyKey: string;
@@ -39,7 +47,7 @@ export class IdempotencyRecord {
   state: IdempotencyState;
 
   /** While `in_progress`: after this instant the request is presumed dead and a retry may run. */
-  @Column({ name: 'locked_until', type: TIMESTAMP, nullable: true })
+  @TimestampColumn('locked_until', { nullable: true })
   lockedUntil: Date | null;
 
   @Column({ name: 'response_status', type: 'integer', nullable: true })
@@ -53,9 +61,9 @@ export class IdempotencyRecord {
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'expires_at', type: TIMESTAMP })
+  @TimestampColumn('expires_at')
   expiresAt: Date;
 }

@@ -7,11 +7,13 @@ import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-ca
 import { Plans1763700002000 as SqlitePlans } from './sqlite/1763700002000-plans';
 import { ExternalAccounts1763700003000 as SqliteExternalAccounts } from './sqlite/1763700003000-external-accounts';
 import { Idempotency1763700004000 as SqliteIdempotency } from './sqlite/1763700004000-idempotency';
+import { NamedConstraints1763700005000 as SqliteNamedConstraints } from './sqlite/1763700005000-named-constraints';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
 import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-plans';
 import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
 import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
+import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -19,6 +21,7 @@ export const sqliteMigrations = [
   SqlitePlans,
   SqliteExternalAccounts,
   SqliteIdempotency,
+  SqliteNamedConstraints,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -26,4 +29,5 @@ export const postgresMigrations = [
   PostgresPlans,
   PostgresExternalAccounts,
   PostgresIdempotency,
+  PostgresNamedConstraints,
 ];

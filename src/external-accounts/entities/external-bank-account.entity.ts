@@ -1,6 +1,7 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TIMESTAMP } from '../../database/column-types';
+import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
 import { AccountStatus } from '../account-status';
 
 export const ACCOUNT_HOLDER_TYPES = ['individual', 'company'] as const;
@@ -17,12 +18,26 @@ export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
   unique: true,
   where: '"deleted_at" IS NULL',
 })
+// The CHECKs of migration 1763700003000, under the names PostgreSQL gave them (and SQLite since
+// migration 1763700005000).
+@Check(
+  'external_bank_accounts_account_holder_type_check',
+  `"account_holder_type" IN ('individual', 'company')`,
+)
+@Check('external_bank_accounts_status_check', `"status" IN ('pending', 'verified', 'errored')`)
 export class ExternalBankAccount {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({
+    name: 'organization_id',
+    foreignKeyConstraintName: 'external_bank_accounts_organization_id_fkey',
+  })
+  organization?: Organization;
 
   @Column({ name: 'country_code', type: 'varchar', length: 2 })
   countryCode: string;
@@ -62,12 +77,12 @@ export class ExternalBankAccount {
   @Column({ type: JSON_COLUMN })
   metadata: Metadata;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: TIMESTAMP })
+  @TimestampColumn('updated_at')
   updatedAt: Date;
 
-  @Column({ name: 'deleted_at', type: TIMESTAMP, nullable: true })
+  @TimestampColumn('deleted_at', { nullable: true })
   deletedAt: Date | null;
 }

@@ -1,5 +1,7 @@
-import { Column, Entity, Index, OneToMany, PrimaryColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types';
+import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
+import { Product } from '../../catalog/entities/product.entity';
+import { TimestampColumn } from '../../database/column-types';
 import { Price } from './price.entity';
 
 export const BILLING_INTERVALS = ['weekly', 'monthly', 'quarterly', 'yearly'] as const;
@@ -22,8 +24,16 @@ export class Plan {
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
 
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'plans_organization_id_fkey' })
+  organization?: Organization;
+
   @Column({ name: 'product_id', type: 'varchar', length: 48 })
   productId: string;
+
+  @ManyToOne(() => Product, { nullable: false })
+  @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'plans_product_id_fkey' })
+  product?: Product;
 
   @Column({ type: 'varchar', length: 200 })
   name: string;
@@ -50,13 +60,13 @@ export class Plan {
   @Column({ name: 'tax_rate', type: 'varchar', length: 20 })
   taxRate: string;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: TIMESTAMP })
+  @TimestampColumn('updated_at')
   updatedAt: Date;
 
-  @Column({ name: 'deleted_at', type: TIMESTAMP, nullable: true })
+  @TimestampColumn('deleted_at', { nullable: true })
   deletedAt: Date | null;
 
   @OneToMany(() => Price, (price) => price.plan)

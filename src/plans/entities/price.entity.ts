@@ -1,5 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { JSON_COLUMN, TIMESTAMP } from '../../database/column-types';
+import { Organization } from '../../auth/entities/organization.entity';
+import { BillableMetric } from '../../catalog/entities/billable-metric.entity';
+import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
 import type { PriceModel, PriceProperties } from '../price-properties';
 import { Plan } from './plan.entity';
 
@@ -18,14 +20,25 @@ export class Price {
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
 
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'prices_organization_id_fkey' })
+  organization?: Organization;
+
   @Column({ name: 'billable_metric_id', type: 'varchar', length: 48 })
   billableMetricId: string;
+
+  @ManyToOne(() => BillableMetric, { nullable: false })
+  @JoinColumn({
+    name: 'billable_metric_id',
+    foreignKeyConstraintName: 'prices_billable_metric_id_fkey',
+  })
+  billableMetric?: BillableMetric;
 
   @Column({ name: 'plan_id', type: 'varchar', length: 48, nullable: true })
   planId: string | null;
 
   @ManyToOne(() => Plan, (plan) => plan.prices, { nullable: true })
-  @JoinColumn({ name: 'plan_id' })
+  @JoinColumn({ name: 'plan_id', foreignKeyConstraintName: 'prices_plan_id_fkey' })
   plan?: Plan;
 
   @Column({ name: 'plan_position', type: 'integer', nullable: true })
@@ -41,12 +54,12 @@ export class Price {
   @Column({ type: JSON_COLUMN })
   properties: PriceProperties;
 
-  @Column({ name: 'created_at', type: TIMESTAMP })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: TIMESTAMP })
+  @TimestampColumn('updated_at')
   updatedAt: Date;
 
-  @Column({ name: 'deleted_at', type: TIMESTAMP, nullable: true })
+  @TimestampColumn('deleted_at', { nullable: true })
   deletedAt: Date | null;
 }
