@@ -13,19 +13,25 @@ const LEAKS =
 
 /**
  * Why `reply` breaks the contract of API.md sections 3 and 6, or [] when it does not: a 2xx, or a
- * 4xx in the error envelope with the request id of its header, never a 5xx. A 304 is accepted
- * when the request sent If-None-Match.
+ * 4xx in the error envelope with the request id of its header, never a 5xx (but a 503 while the
+ * database is away). A 304 is accepted when the request sent If-None-Match.
  */
 export function replyProblems(
   reply: Reply,
-  options: { sentIfNoneMatch?: boolean; secrets?: readonly string[] } = {},
+  options: {
+    sentIfNoneMatch?: boolean;
+    secrets?: readonly string[];
+    /** While the database is away: a 503 service_unavailable envelope is the right answer. */
+    allowUnavailable?: boolean;
+  } = {},
 ): string[] {
   const problems: string[] = [];
   const requestId = reply.headers['x-request-id'];
   if (!requestId) problems.push('no X-Request-Id header');
   const { status } = reply;
   if (status === 304 && options.sentIfNoneMatch) return problems;
-  if (status >= 500) problems.push(`answered ${status}`);
+  if (status >= 500 && !(status === 503 && options.allowUnavailable))
+    problems.push(`answered ${status}`);
   else if (status < 200 || (status >= 300 && status < 400)) problems.push(`answered ${status}`);
   for (const secret of options.secrets ?? []) {
     if (reply.text.includes(secret)) problems.push(`shows a secret (${secret.slice(0, 4)}…)`);
