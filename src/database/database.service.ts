@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager } from 'typeorm';
+import { takeCommitHook } from './commit-hook';
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
@@ -49,11 +50,25 @@ export class Database {
     return this.isPostgres ? { mode: 'pessimistic_write' } : undefined;
   }
 
-  /** Runs `work` in one transaction: everything it writes lands together or not at all. */
+  /**
+   * Runs `work` in one transaction: everything it writes lands together or not at all. The
+   * first transaction of a request that holds an Idempotency-Key also stores the request's
+   * answer (see commit-hook.ts), in the same commit.
+   */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.sqliteLock
-      ? this.sqliteTransaction(this.sqliteLock, work)
-      : this.postgresTransaction(work);
+    const armed = takeCommitHook();
+    const unit = !armed
+      ? work
+      : async (manager: EntityManager) => {
+          const result = await work(manager);
+          await armed.hook.run(manager, result);
+          return result;
+        };
+    const result = this.sqliteLock
+      ? await this.sqliteTransaction(this.sqliteLock, unit)
+      : await this.postgresTransaction(unit);
+    armed?.settle();
+    return result;
   }
 
   private async postgresTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
