@@ -20,6 +20,27 @@ import { AppConfig } from './config/app-config';
 export const BODY_LIMIT_BYTES = 100 * 1024;
 
 /**
+ * The deepest nesting of objects and arrays a body may have (the API's own bodies need 3). 100 KB
+ * of `[[[[…` is 50,000 levels, enough to exhaust the stack of any recursive walk (validation,
+ * the idempotency fingerprint) and turn a bad request into a 500.
+ */
+export const MAX_BODY_NESTING = 32;
+
+/** How deeply objects and arrays nest in a parsed JSON value, without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, depth } = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_BODY_NESTING) return deepest;
+    for (const child of Object.values(current)) pending.push({ value: child, depth: depth + 1 });
+  }
+  return deepest;
+}
+
+/**
  * Builds the application exactly as it serves: main.ts and the end-to-end tests both call this,
  * so the tests exercise the real parsers, hooks, filters, guard and docs.
  */
@@ -99,6 +120,16 @@ function configureHttp(app: NestFastifyApplication): void {
   fastify.removeContentTypeParser(['application/json']);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     void parseJson(request, body as string, (err, value) => {
+      if (!err && nestingDepth(value) > MAX_BODY_NESTING) {
+        return done(
+          new ApiError(
+            'validation_error',
+            `The body is nested too deeply: at most ${MAX_BODY_NESTING} levels of objects and arrays`,
+            { code: 'MALFORMED_JSON' },
+          ),
+          undefined,
+        );
+      }
       if (!err) return done(null, value);
       const empty = body === '';
       done(

@@ -38,8 +38,11 @@ export class ProductsService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.db.transaction((m) => m.insert(Product, product));
-    return toProductResponse(product);
+    // The transaction returns the response: with an Idempotency-Key it is stored in the same commit.
+    return this.db.transaction(async (m) => {
+      await m.insert(Product, product);
+      return toProductResponse(product);
+    });
   }
 
   async get(organizationId: string, id: string): Promise<ProductResponse> {

@@ -10,7 +10,7 @@ export const ENTITY_GLOB = join(__dirname, '..', '**', '*.entity.{ts,js}');
 
 /**
  * The TypeORM options for a configured database: migrations per dialect, never synchronize.
- * SQLite runs in WAL mode with foreign keys on and a busy timeout; PostgreSQL through a pool.
+ * SQLite runs in WAL mode with foreign keys on and a short busy timeout; PostgreSQL through a pool.
  */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   const common: {
@@ -37,9 +37,11 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
         max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
         connectionTimeoutMillis: 3000,
         idleTimeoutMillis: 30000,
-        // A statement that hangs (a lock, a stopped server) fails instead of holding a request.
-        statement_timeout: 10000,
-        query_timeout: 12000,
+        // A statement that hangs (a lock, a stopped server) fails instead of holding a request:
+        // the server cancels it after 4 s; the client gives up after 5 s when the server does
+        // not answer at all (a network that drops packets), and the request answers 503.
+        statement_timeout: 4000,
+        query_timeout: 5000,
       },
     };
   }
@@ -52,10 +54,13 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     migrations: sqliteMigrations,
     migrationsTransactionMode: 'each',
     enableWAL: path !== ':memory:',
-    timeout: 5000,
+    // A few milliseconds only: better-sqlite3 waits for a lock synchronously, blocking the event
+    // loop. A write waits for another connection's lock in Database.transaction instead, with
+    // asynchronous pauses.
+    timeout: 5,
     prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
       db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
+      db.pragma('busy_timeout = 5');
       db.pragma('synchronous = NORMAL');
     },
   };

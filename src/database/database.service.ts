@@ -1,10 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager } from 'typeorm';
+import { takeCommitHook } from './commit-hook';
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
-function pgCode(err: unknown): string | undefined {
+/**
+ * How long a transaction on SQLite waits for the write lock that another connection holds (a
+ * second process, the command line, a backup) before it gives up and the request answers 503.
+ */
+export const SQLITE_LOCK_WAIT_MS = 5000;
+
+function isSqliteBusy(err: unknown): boolean {
+  return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
+}
+
+function driverCode(err: unknown): string | undefined {
   const e = err as { driverError?: { code?: unknown }; code?: unknown };
   const code = e?.driverError?.code ?? e?.code;
   return typeof code === 'string' ? code : undefined;
@@ -39,18 +50,77 @@ export class Database {
     return this.isPostgres ? { mode: 'pessimistic_write' } : undefined;
   }
 
-  /** Runs `work` in one transaction: everything it writes lands together or not at all. */
+  /**
+   * Runs `work` in one transaction: everything it writes lands together or not at all. The
+   * first transaction of a request that holds an Idempotency-Key also stores the request's
+   * answer (see commit-hook.ts), in the same commit.
+   */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.sqliteLock) {
-      return this.sqliteLock.runExclusive(() => this.dataSource.transaction(work));
-    }
+    const armed = takeCommitHook();
+    const unit = !armed
+      ? work
+      : async (manager: EntityManager) => {
+          const result = await work(manager);
+          await armed.hook.run(manager, result);
+          return result;
+        };
+    const result = this.sqliteLock
+      ? await this.sqliteTransaction(this.sqliteLock, unit)
+      : await this.postgresTransaction(unit);
+    armed?.settle();
+    return result;
+  }
+
+  private async postgresTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.dataSource.transaction(work);
       } catch (err) {
-        const code = pgCode(err);
+        const code = driverCode(err);
         if (attempt >= 3 || !code || !RETRYABLE_POSTGRES.has(code)) throw err;
       }
+    }
+  }
+
+  /**
+   * SQLite: BEGIN IMMEDIATE takes the write lock before the first read, so that a transaction
+   * never reads a snapshot that another connection (a second process, the command line) changes
+   * before it writes, which SQLite refuses with SQLITE_BUSY_SNAPSHOT even after waiting. While
+   * another connection holds the lock, the transaction steps out of the mutex and tries again
+   * after a short pause, so reads and the event loop carry on (busy_timeout is short), until
+   * SQLITE_LOCK_WAIT_MS after it was asked for; then SQLITE_BUSY goes up and the request
+   * answers 503.
+   */
+  private async sqliteTransaction<T>(
+    mutex: Mutex,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      const outcome = await mutex.runExclusive(async () => {
+        const runner = this.dataSource.createQueryRunner();
+        try {
+          await runner.query('BEGIN IMMEDIATE');
+        } catch (err) {
+          if (isSqliteBusy(err) && Date.now() + pause < deadline) return undefined;
+          throw err;
+        }
+        // What TypeORM's own startTransaction() records, so that nothing in `work` opens another.
+        Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+        try {
+          const result = await work(runner.manager);
+          await runner.query('COMMIT');
+          return { result };
+        } catch (err) {
+          await runner.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        } finally {
+          Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+          await runner.release();
+        }
+      });
+      if (outcome) return outcome.result;
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 

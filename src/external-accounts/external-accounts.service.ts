@@ -80,13 +80,16 @@ export class ExternalAccountsService {
     };
     try {
       // The unique index decides between concurrent creates of the same account: one commits,
-      // the others fail here, with no window between a check and the insert.
-      await this.db.transaction((m) => m.insert(ExternalBankAccount, account));
+      // the others fail here, with no window between a check and the insert. The transaction
+      // returns the response: with an Idempotency-Key it is stored in the same commit.
+      return await this.db.transaction(async (m) => {
+        await m.insert(ExternalBankAccount, account);
+        return toExternalBankAccountResponse(account);
+      });
     } catch (err) {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
     }
-    return toExternalBankAccountResponse(account);
   }
 
   async get(organizationId: string, id: string): Promise<ExternalBankAccountResponse> {

@@ -69,14 +69,15 @@ export class PricesService {
       updatedAt: now,
       deletedAt: null,
     };
-    await this.db.transaction(async (m) => {
+    // The transaction returns the response: with an Idempotency-Key it is stored in the same commit.
+    return this.db.transaction(async (m) => {
       const metric = await m.exists(BillableMetric, {
         where: { id: dto.billableMetricId, organizationId },
       });
       if (!metric) throw new ValidationFailedError([billableMetricNotFound(dto.billableMetricId)]);
       await m.insert(Price, price);
+      return toPriceResponse(price);
     });
-    return toPriceResponse(price);
   }
 
   async get(organizationId: string, id: string): Promise<PriceResponse> {

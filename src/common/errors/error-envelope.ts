@@ -74,8 +74,7 @@ const CONNECTION_ERROR_CODES = new Set([
   '08003',
   '08004',
   '08006',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
+  '57014', // query_canceled: statement_timeout, the statement waited or ran too long
 ]);
 
 function driverCode(err: unknown): string | undefined {
@@ -89,9 +88,11 @@ function driverCode(err: unknown): string | undefined {
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = driverCode(err);
   if (code && CONNECTION_ERROR_CODES.has(code)) return true;
-  const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked/i.test(
-    message,
+  // SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_…: another connection holds the database.
+  if (code && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+  const message = (err as { message?: unknown } | null)?.message;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked|Query read timeout/i.test(
+    typeof message === 'string' ? message : '',
   );
 }
 

@@ -1,4 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { Observable, defer, from, of, switchMap } from 'rxjs';
 import type { Principal } from '../../auth/api-keys.service';
@@ -12,7 +14,10 @@ import { IdempotencyService } from './idempotency.service';
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -23,9 +28,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return defer(() => {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       if (key === undefined || !request.user) return next.handle();
+      // The status the route answers with when it succeeds (@HttpCode, else Nest's default).
+      const status =
+        this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+        (request.method === 'POST' ? 201 : 200);
       return from(this.idempotency.begin(request, request.user.organizationId, key)).pipe(
         // A replay's status, headers and body are put in place by IdempotencyService.onSend.
-        switchMap((replayed) => (replayed ? of(undefined) : next.handle())),
+        switchMap((replayed) =>
+          replayed
+            ? of(undefined)
+            : this.idempotency.runOwned(request, status, () => next.handle()),
+        ),
       );
     });
   }

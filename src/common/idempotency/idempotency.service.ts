@@ -2,6 +2,7 @@ import { Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/com
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
+import { disarmCommitHook, withCommitHook } from '../../database/commit-hook';
 import { Database } from '../../database/database.service';
 import { ApiError } from '../errors';
 import { ID_PREFIXES, newId } from '../ids';
@@ -13,7 +14,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a request may hold its key before a retry presumes it dead (its process crashed or
  * lost the database) and runs instead. Far longer than any request takes: PostgreSQL statements
- * time out after 10 s.
+ * time out after 4 s.
  */
 export const IN_PROGRESS_LOCK_MS = 60 * 1000;
 /** How often expired records are deleted (each instance sweeps; deleting twice is harmless). */
@@ -153,27 +154,72 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     return takeOver();
   }
 
+  /**
+   * Runs the handler of the request that owns its key (`fn`) so that the first transaction it
+   * commits also stores its answer: the status the route answers with and the response the
+   * transaction returned (services return the response from their write transaction), as Nest
+   * will send it. If the process dies before the response leaves, a retry replays that answer
+   * instead of running the request again. onSend then stores the response as sent, headers such
+   * as Location included.
+   */
+  runOwned<T>(request: FastifyRequest, status: number, fn: () => T): T {
+    const claim = this.claims.get(request);
+    if (claim?.kind !== 'owner') return fn();
+    return withCommitHook(
+      {
+        run: async (manager, result) => {
+          // Only what is visibly the route's answer: a resource (it has `object`) or nothing (204).
+          if (
+            result !== undefined &&
+            typeof (result as { object?: unknown })?.object !== 'string'
+          ) {
+            return;
+          }
+          const body = result === undefined ? null : JSON.stringify(result);
+          await this.completeIn(manager, claim.recordId, {
+            status,
+            headers: body === null ? {} : { 'content-type': 'application/json; charset=utf-8' },
+            body,
+          });
+        },
+      },
+      fn,
+    );
+  }
+
   /** Stores the response of the request that owns `recordId`; a retry replays it from now on. */
   async complete(
     recordId: string,
     response: { status: number; headers: Record<string, string>; body: string | null },
   ): Promise<void> {
-    await this.db.transaction((m) =>
-      m.update(
-        IdempotencyRecord,
-        { id: recordId, state: 'in_progress' },
-        {
-          state: 'complete',
-          lockedUntil: null,
-          responseStatus: response.status,
-          responseHeaders: response.headers,
-          responseBody: response.body,
-        },
-      ),
+    await this.db.transaction((m) => this.completeIn(m, recordId, response));
+  }
+
+  private async completeIn(
+    m: EntityManager,
+    recordId: string,
+    response: { status: number; headers: Record<string, string>; body: string | null },
+  ): Promise<void> {
+    // By id only: the record stays this request's until a retry takes over a stale claim, which
+    // deletes it (and a record already completed by the request's transaction gets the response
+    // as sent).
+    await m.update(
+      IdempotencyRecord,
+      { id: recordId },
+      {
+        state: 'complete',
+        lockedUntil: null,
+        responseStatus: response.status,
+        responseHeaders: response.headers,
+        responseBody: response.body,
+      },
     );
   }
 
-  /** Forgets a claim (the request failed with a 5xx), so that a retry runs again. */
+  /**
+   * Forgets a claim (the request failed with a 5xx), so that a retry runs again. A claim whose
+   * work committed (its answer stored with it) is kept: the effect happened, a retry replays it.
+   */
   async release(recordId: string): Promise<void> {
     await this.db.transaction((m) =>
       m.delete(IdempotencyRecord, { id: recordId, state: 'in_progress' }),
@@ -216,6 +262,8 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     if (!claim) return payload;
     this.claims.delete(request);
     if (claim.kind === 'replay') return replay(request, reply, claim.record);
+    // The response is stored below; no later transaction of this request may store it again.
+    disarmCommitHook();
 
     const storable = payload === undefined || payload === null || typeof payload === 'string';
     try {

@@ -3,8 +3,8 @@ import { Transform } from 'class-transformer';
 import {
   IsString,
   Matches,
-  MaxLength,
   MinLength,
+  ValidateBy,
   ValidateIf,
   ValidationOptions,
   registerDecorator,
@@ -21,22 +21,38 @@ export function IsOptionalNotNull(): PropertyDecorator {
   return ValidateIf((_object, value) => value !== undefined);
 }
 
+/**
+ * At most `max` characters, counted as PostgreSQL's varchar(n) counts them: Unicode code points.
+ * (class-validator's MaxLength counts an emoji as one but U+FE0F as none, so a string it accepts
+ * could overflow the column.)
+ */
+function MaxCharacters(max: number): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxLength',
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || [...value].length <= max,
+        defaultMessage: () => `must be at most ${max} characters`,
+      },
+    },
+    { context: { code: 'too_long' } },
+  );
+}
+
 /** A name-like string: 1-200 characters and not blank (API.md section 1). */
 export function IsName(max = 200): PropertyDecorator {
   return applyDecorators(
     IsString(),
     MinLength(1, { context: { code: 'too_short' }, message: 'must not be empty' }),
-    MaxLength(max, { message: `must be at most ${max} characters` }),
+    MaxCharacters(max),
     Matches(/\S/, { context: { code: 'blank' }, message: 'must not be blank' }),
   );
 }
 
 /** A free-text description: at most 2,000 characters. */
 export function IsDescription(): PropertyDecorator {
-  return applyDecorators(
-    IsString(),
-    MaxLength(2000, { message: 'must be at most 2000 characters' }),
-  );
+  return applyDecorators(IsString(), MaxCharacters(2000));
 }
 
 /** A money or rate amount as a decimal string (API.md section 1). */

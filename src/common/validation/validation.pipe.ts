@@ -118,38 +118,77 @@ export class AppValidationPipe extends ValidationPipe {
       }
     }
     if (metadata.type === 'body' || metadata.type === 'query') {
-      const path = findNulCharacter(value, '');
-      if (path !== null) {
-        throw ValidationFailedError.field(
-          path || metadata.type,
-          'invalid_character',
-          'must not contain the NUL character (\\u0000)',
-        );
+      const found = findUnstorableText(value);
+      if (found !== null) {
+        throw ValidationFailedError.field(found.path || metadata.type, found.code, found.message);
       }
     }
     return super.transform(value, metadata);
   }
 }
 
+/** An unpaired UTF-16 surrogate: JSON allows it ("\ud800"), UTF-8 (and so both databases) cannot hold it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
- * The path of the first string (or object key) holding U+0000, or null. PostgreSQL cannot store
- * that character in text or jsonb, so every module refuses it the same way on both databases.
+ * Keys that name members of every JavaScript object: class-transformer skips them (or fails on
+ * `constructor`) when it builds a DTO, so a field or metadata key with such a name would vanish
+ * silently. They are refused instead.
  */
-export function findNulCharacter(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNulCharacter(value[i], `${path}[${i}]`);
-      if (found !== null) return found;
-    }
-    return null;
+function isReservedKey(key: string): boolean {
+  return key === 'prototype' || Object.prototype.hasOwnProperty.call(Object.prototype, key);
+}
+
+function textProblem(text: string): { code: string; message: string } | null {
+  if (text.includes('\u0000')) {
+    return { code: 'invalid_character', message: 'must not contain the NUL character (\\u0000)' };
   }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, v] of Object.entries(value)) {
-      const child = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) return path || 'body';
-      const found = findNulCharacter(v, child);
-      if (found !== null) return found;
+  if (LONE_SURROGATE.test(text)) {
+    return {
+      code: 'invalid_character',
+      message:
+        'must be valid Unicode: it holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape)',
+    };
+  }
+  return null;
+}
+
+/**
+ * The first string or object key of a body or query that could not be stored and returned as
+ * sent, or null: the NUL character (PostgreSQL cannot store it, so every module refuses it the
+ * same way on both databases), a lone surrogate (stored as U+FFFD otherwise), or a reserved key.
+ * Iterative, so that no nesting the JSON parser lets through can exhaust the stack.
+ */
+export function findUnstorableText(
+  value: unknown,
+): { path: string; code: string; message: string } | null {
+  const pending: { value: unknown; path: string }[] = [{ value, path: '' }];
+  while (pending.length > 0) {
+    const { value: current, path } = pending.pop()!;
+    if (typeof current === 'string') {
+      const problem = textProblem(current);
+      if (problem) return { path, ...problem };
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) {
+        pending.push({ value: current[i], path: `${path}[${i}]` });
+      }
+    } else if (typeof current === 'object' && current !== null) {
+      const entries: [string, unknown][] = Object.entries(current);
+      for (const [key] of entries) {
+        const problem = textProblem(key);
+        if (problem) return { path: path || 'body', ...problem };
+        if (isReservedKey(key)) {
+          return {
+            path: path ? `${path}.${key}` : key,
+            code: 'reserved_key',
+            message: `"${key}" is a reserved name and cannot be used as a key`,
+          };
+        }
+      }
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, v] = entries[i];
+        pending.push({ value: v, path: path ? `${path}.${key}` : key });
+      }
     }
   }
   return null;

@@ -1,0 +1,448 @@
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { RouteTable } from '../../src/common/http/route-table';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestTenant } from '../helpers/test-app';
+import { findSecrets, replyProblems } from './support/checks';
+import {
+  ListeningApp,
+  Seeded,
+  accountBody,
+  expectStatus,
+  priceBody,
+  seedOrganization,
+  startListeningApp,
+} from './support/fixtures';
+import { Reply } from './support/http';
+import { reportFigures } from './support/settings';
+
+/**
+ * Tenancy (API.md section 2): organization B calls every route with organization A's ids, in
+ * paths, body references and filters, and gets exactly what a missing id gets (404), a 403 for
+ * merchantId/organizationId, a 400 for a reference, or an empty list; A's data never changes and
+ * nothing of A shows through. Then logs and responses are scanned for secrets.
+ */
+describe(`isolation between organizations (${TEST_DIALECT})`, () => {
+  let l: ListeningApp;
+  let a: TestTenant;
+  let b: TestTenant;
+  let worldA: Seeded;
+  let worldB: Seeded;
+  /** Every id of A, by kind, including ids that are not resources of the API. */
+  let idsOfA: Record<string, string>;
+  const etagsOfA = new Map<string, string>();
+  const exercised = new Set<string>();
+  const secrets: string[] = [];
+  let calls = 0;
+
+  const rowsOfA = async () => {
+    const tables = [
+      'products',
+      'billable_metrics',
+      'prices',
+      'plans',
+      'external_bank_accounts',
+      'idempotency_records',
+    ];
+    const out: string[] = [];
+    for (const table of tables) {
+      const rows = await l.t.dataSource.query(
+        `SELECT * FROM ${table} WHERE organization_id = ${TEST_DIALECT === 'postgres' ? '$1' : '?'} ORDER BY id`,
+        [a.organizationId],
+      );
+      out.push(`${table}:${JSON.stringify(rows)}`);
+    }
+    return out.join('\n');
+  };
+  let before: string;
+
+  beforeAll(async () => {
+    l = await startListeningApp();
+    a = await l.t.createTenant('A');
+    b = await l.t.createTenant('B');
+    const counts = {
+      products: 1,
+      metricsPerProduct: 2,
+      freePricesPerMetric: 1,
+      plans: 1,
+      accounts: 1,
+    };
+    worldA = await seedOrganization(l.client, a, counts);
+    worldB = await seedOrganization(l.client, b, counts);
+    const deleted = expectStatus(
+      await l.client.post(
+        '/v0/plans',
+        { name: 'Gone', productId: worldA.products[0], billingInterval: 'yearly' },
+        a.auth,
+      ),
+      201,
+      'plan of A',
+    );
+    expectStatus(await l.client.delete(`/v0/plans/${deleted.id}`, a.auth), 200, 'delete plan of A');
+    idsOfA = {
+      product: worldA.products[0],
+      billableMetric: worldA.metrics[0].id,
+      freePrice: worldA.freePrices[0].id,
+      planPrice: worldA.planPrices[0],
+      plan: worldA.plans[0],
+      deletedPlan: deleted.id,
+      externalAccount: worldA.accounts[0],
+      organization: a.organizationId,
+      apiKey: a.apiKeyId,
+    };
+    for (const [collection, id] of [
+      ['products', idsOfA.product],
+      ['billableMetrics', idsOfA.billableMetric],
+      ['prices', idsOfA.freePrice],
+      ['prices', idsOfA.planPrice],
+      ['plans', idsOfA.plan],
+      ['plans', idsOfA.deletedPlan],
+      ['externalAccounts', idsOfA.externalAccount],
+    ]) {
+      const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
+      etagsOfA.set(id, expectStatus(reply, 200, 'read A') && reply.headers.etag);
+    }
+    secrets.push(a.apiKey, b.apiKey, ...worldA.accountNumbers, ...worldB.accountNumbers);
+    before = await rowsOfA();
+  });
+
+  afterAll(async () => {
+    reportFigures('isolation', {
+      requests: l.client.sent,
+      crossOrganizationCalls: calls,
+      routes: exercised.size,
+    });
+    await l?.t.close();
+  });
+
+  /** Calls as B, checks the envelope, and records the route as exercised. */
+  async function asB(
+    method: string,
+    url: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    calls += 1;
+    exercised.add(`${method} ${url}`);
+    const reply = await l.client.request(method, path, {
+      body,
+      headers: { ...b.auth, ...headers },
+    });
+    expect(replyProblems(reply, { secrets })).toEqual([]);
+    return reply;
+  }
+
+  function expectAnswer(reply: Reply, status: number, code?: string, field?: string) {
+    expect({
+      status: reply.status,
+      code: reply.body?.code,
+      field: reply.body?.errors?.[0]?.field,
+    }).toEqual({
+      status,
+      code,
+      field,
+    });
+  }
+
+  /** A harmless, valid body for each PATCH route. */
+  const patchBodies: Record<string, unknown> = {
+    '/v0/products/:id': { name: 'Taken over' },
+    '/v0/billableMetrics/:id': { name: 'Taken over' },
+    '/v0/prices/:id': { invoiceDisplayName: 'Taken over' },
+    '/v0/plans/:id': { name: 'Taken over' },
+    '/v0/externalAccounts/:id': { accountHolderName: 'Taken over', status: 'verified' },
+  };
+
+  const idRoutes = () =>
+    l.t.app
+      .get(RouteTable)
+      .list()
+      .filter((r) => r.url.startsWith('/v0/') && r.url.includes(':id'));
+
+  it('answers 404 RESOURCE_NOT_FOUND to every id route called with any id of another organization, exactly as for a missing id', async () => {
+    const routes = idRoutes();
+    expect(routes.length).toBeGreaterThanOrEqual(13);
+    for (const route of routes) {
+      for (const [kind, id] of Object.entries(idsOfA)) {
+        const variants: Record<string, string>[] = [
+          {},
+          { 'if-match': '*' },
+          { 'if-match': etagsOfA.get(id) ?? '"x"' },
+          { 'if-none-match': etagsOfA.get(id) ?? '*' },
+        ];
+        for (const headers of variants) {
+          if (route.method !== 'GET' && 'if-none-match' in headers) continue;
+          if (route.method === 'GET' && 'if-match' in headers) continue;
+          const reply = await asB(
+            route.method,
+            route.url,
+            route.url.replace(':id', id),
+            patchBodies[route.url],
+            headers,
+          );
+          expect({
+            route: `${route.method} ${route.url}`,
+            kind,
+            status: reply.status,
+            code: reply.body?.code,
+          }).toEqual({
+            route: `${route.method} ${route.url}`,
+            kind,
+            status: 404,
+            code: 'RESOURCE_NOT_FOUND',
+          });
+          // The same answer as for an id that exists nowhere, apart from the id itself.
+          const missingId = id.replace(/_[0-9A-Za-z]+$/, '_00000000000000000000000000');
+          const missing = await asB(
+            route.method,
+            route.url,
+            route.url.replace(':id', missingId),
+            patchBodies[route.url],
+          );
+          expect(reply.body.message.replace(id, '<id>')).toBe(
+            missing.body.message.replace(missingId, '<id>'),
+          );
+          expect(reply.headers.etag).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it('answers 403 to merchantId and organizationId of another organization, on writes and filters', async () => {
+    const org = a.organizationId;
+    expectAnswer(
+      await asB('POST', '/v0/products', '/v0/products', { name: 'x', merchantId: org }),
+      403,
+      'FORBIDDEN',
+    );
+    expectAnswer(
+      await asB('POST', '/v0/billableMetrics', '/v0/billableMetrics', {
+        productId: worldB.products[0],
+        name: 'x',
+        unit: 'call',
+        aggregation: 'COUNT',
+        merchantId: org,
+      }),
+      403,
+      'FORBIDDEN',
+    );
+    expectAnswer(
+      await asB('POST', '/v0/plans', '/v0/plans', {
+        name: 'x',
+        productId: worldB.products[0],
+        billingInterval: 'monthly',
+        merchantId: org,
+      }),
+      403,
+      'FORBIDDEN',
+    );
+    expectAnswer(
+      await asB(
+        'POST',
+        '/v0/externalAccounts',
+        '/v0/externalAccounts',
+        accountBody({ organizationId: org }),
+      ),
+      403,
+      'FORBIDDEN',
+    );
+    expectAnswer(
+      await asB('GET', '/v0/products', `/v0/products?merchantId=${org}`),
+      403,
+      'FORBIDDEN',
+    );
+    expectAnswer(await asB('GET', '/v0/plans', `/v0/plans?merchantId=${org}`), 403, 'FORBIDDEN');
+  });
+
+  it('answers 400 naming the field to a body that refers to another organization’s product, metric or price', async () => {
+    expectAnswer(
+      await asB('POST', '/v0/billableMetrics', '/v0/billableMetrics', {
+        productId: idsOfA.product,
+        name: 'x',
+        unit: 'call',
+        aggregation: 'COUNT',
+      }),
+      400,
+      'PRODUCT_NOT_FOUND',
+      'productId',
+    );
+    expectAnswer(
+      await asB('POST', '/v0/prices', '/v0/prices', priceBody(idsOfA.billableMetric)),
+      400,
+      'BILLABLE_METRIC_NOT_FOUND',
+      'billableMetricId',
+    );
+    expectAnswer(
+      await asB('POST', '/v0/plans', '/v0/plans', {
+        name: 'x',
+        productId: idsOfA.product,
+        billingInterval: 'monthly',
+      }),
+      400,
+      'PRODUCT_NOT_FOUND',
+      'productId',
+    );
+    for (const priceId of [idsOfA.freePrice, idsOfA.planPrice]) {
+      expectAnswer(
+        await asB('POST', '/v0/plans', '/v0/plans', {
+          name: 'x',
+          productId: worldB.products[0],
+          billingInterval: 'monthly',
+          prices: [priceId],
+        }),
+        400,
+        'PRICE_NOT_FOUND',
+        'prices[0]',
+      );
+      expectAnswer(
+        await asB('PATCH', '/v0/plans/:id', `/v0/plans/${worldB.plans[0]}`, {
+          prices: [worldB.planPrices[0], priceId],
+        }),
+        400,
+        'PRICE_NOT_FOUND',
+        'prices[1]',
+      );
+    }
+  });
+
+  it('filters by another organization’s ids to an empty list, and no list of B ever shows A', async () => {
+    const filtered: [string, string][] = [
+      ['/v0/billableMetrics', `productId=${idsOfA.product}`],
+      ['/v0/prices', `billableMetricId=${idsOfA.billableMetric}`],
+      ['/v0/prices', `planId=${idsOfA.plan}`],
+      ['/v0/prices', `planId=${idsOfA.deletedPlan}&includeDeleted=true`],
+      ['/v0/plans', `productId=${idsOfA.product}&includeDeleted=true`],
+    ];
+    for (const [url, query] of filtered) {
+      const reply = await asB('GET', url, `${url}?${query}`);
+      expect({
+        url,
+        query,
+        status: reply.status,
+        data: reply.body.data,
+        total: reply.body.pagination?.total,
+      }).toEqual({
+        url,
+        query,
+        status: 200,
+        data: [],
+        total: 0,
+      });
+    }
+    const everyIdOfA = Object.values(idsOfA);
+    for (const route of l.t.app.get(RouteTable).list()) {
+      if (route.method !== 'GET' || !route.url.startsWith('/v0/') || route.url.includes(':id'))
+        continue;
+      const query =
+        route.url === '/v0/plans' || route.url === '/v0/prices'
+          ? '?includeDeleted=true&limit=100'
+          : '?limit=100';
+      const reply = await asB('GET', route.url, route.url + query);
+      expect(reply.status).toBe(200);
+      expect(reply.body.data.length).toBeGreaterThan(0);
+      expect(everyIdOfA.filter((id) => reply.text.includes(id))).toEqual([]);
+    }
+  });
+
+  it('keeps idempotency keys apart: B reusing A’s key runs its own request', async () => {
+    const key = 'shared-key-between-organizations';
+    const first = await l.client.post(
+      '/v0/products',
+      { name: 'A with key' },
+      { ...a.auth, 'idempotency-key': key },
+    );
+    expect(first.status).toBe(201);
+    const reply = await asB(
+      'POST',
+      '/v0/products',
+      '/v0/products',
+      { name: 'A with key' },
+      { 'idempotency-key': key },
+    );
+    expect(reply.status).toBe(201);
+    expect(reply.headers['idempotent-replayed']).toBeUndefined();
+    expect(reply.body.id).not.toBe(first.body.id);
+    expect(reply.body.merchantId).toBe(b.organizationId);
+    before = await rowsOfA();
+  });
+
+  it('lets B hold the same bank account as A (201, not 409), which tells B nothing about A', async () => {
+    const sameAsA = accountBody({ accountNumber: worldA.accountNumbers[0] });
+    const reply = await asB('POST', '/v0/externalAccounts', '/v0/externalAccounts', sameAsA);
+    expect(reply.status).toBe(201);
+    expect(reply.body.organizationId).toBe(b.organizationId);
+  });
+
+  it('reached every /v0 route, and left A’s data as it was', async () => {
+    const routes = l.t.app
+      .get(RouteTable)
+      .list()
+      .filter((r) => r.url.startsWith('/v0/'))
+      .map((r) => `${r.method} ${r.url}`);
+    expect(routes.filter((r) => !exercised.has(r))).toEqual([]);
+    expect(await rowsOfA()).toBe(before);
+  });
+
+  describe('secrets', () => {
+    const mistyped = [
+      'DE89370400440532013001',
+      'FR1420041010050500013M02606',
+      'GB82WEST12345698765433',
+    ];
+
+    it('are never echoed by errors about them', async () => {
+      const numbers = [...mistyped];
+      secrets.push(...numbers);
+      for (const accountNumber of numbers) {
+        const reply = await l.client.post(
+          '/v0/externalAccounts',
+          accountBody({
+            accountNumber,
+            countryCode: 'DE',
+            routingNumber: 'DEUTDEFF',
+            currency: 'EUR',
+          }),
+          a.auth,
+        );
+        expect(reply.status).toBe(400);
+        expect(reply.text).not.toContain(accountNumber);
+      }
+      const duplicate = await l.client.post(
+        '/v0/externalAccounts',
+        accountBody({ accountNumber: worldA.accountNumbers[0] }),
+        a.auth,
+      );
+      expect(duplicate.status).toBe(409);
+      const patch = await l.client.patch(
+        `/v0/externalAccounts/${worldA.accounts[0]}`,
+        { accountNumber: worldA.accountNumbers[0] },
+        a.auth,
+      );
+      expect(patch.status).toBe(400);
+      const revokedKey = await l.t.createTenant('Revoked');
+      await l.t.app.get(ApiKeysService).revokeApiKey(revokedKey.apiKeyId);
+      secrets.push(revokedKey.apiKey);
+      for (const key of [
+        revokedKey.apiKey,
+        'sk_live_' + 'Z'.repeat(32),
+        'sk_test_' + 'Y'.repeat(32),
+      ]) {
+        const reply = await l.client.get('/v0/products', { authorization: `Bearer ${key}` });
+        expect(reply.status).toBe(401);
+        secrets.push(key);
+      }
+    });
+
+    it('appear in no log line and no response: no account number, no API key', () => {
+      expect(l.logs.length).toBeGreaterThan(100);
+      expect(findSecrets(l.logs, secrets)).toEqual([]);
+      expect(findSecrets(l.client.journal, secrets)).toEqual([]);
+      // Responses show account numbers only redacted.
+      const shown = l.client.journal.flatMap((text) =>
+        [...text.matchAll(/"accountNumber":"([^"]*)"/g)].map((m) => m[1]),
+      );
+      expect(shown.length).toBeGreaterThan(0);
+      expect(shown.filter((n) => !/^\*{4}[A-Z0-9]{4}$/.test(n))).toEqual([]);
+    });
+  });
+});
