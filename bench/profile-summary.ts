@@ -1,0 +1,61 @@
+/**
+ * Summarizes a V8 CPU profile (node --cpu-prof; `npm run bench -- --profile` writes them under
+ * bench/results/profiles): self time by package or source folder, and the heaviest functions.
+ *   npx ts-node --transpile-only bench/profile-summary.ts <file.cpuprofile> [top]
+ */
+import { readFileSync } from 'node:fs';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** node_modules/<package>, or the source folder under src/, or the kind of V8 entry. */
+function area(url: string, name: string): string {
+  if (!url) return `(${name || 'native'})`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  const src = /\/dist\/src\/(.+)\/[^/]+$/.exec(url) ?? /\/src\/(.+)\/[^/]+$/.exec(url);
+  if (src) return `src/${src[1]}`;
+  if (url.startsWith('node:')) return url;
+  return url.replace(/^.*\//, '');
+}
+
+function main(): void {
+  const [file, topArg] = process.argv.slice(2);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) =>
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
+  );
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const areas = new Map<string, number>();
+  const functions = new Map<string, number>();
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const a = area(url, functionName);
+    areas.set(a, (areas.get(a) ?? 0) + us);
+    const f = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
+    functions.set(f, (functions.get(f) ?? 0) + us);
+  }
+  const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
+  const top = Number(topArg ?? 25);
+  process.stdout.write(`total ${(total / 1e6).toFixed(1)} s sampled\n\nby area:\n`);
+  for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, top)) {
+    process.stdout.write(`${pct(us)}  ${a}\n`);
+  }
+  process.stdout.write('\nby function (self time):\n');
+  for (const [f, us] of [...functions].sort((x, y) => y[1] - x[1]).slice(0, top)) {
+    process.stdout.write(`${pct(us)}  ${f}\n`);
+  }
+}
+
+main();
