@@ -15,6 +15,7 @@ import { registerSecurityHeaders } from './common/http/security-headers';
 import { IdempotencyService } from './common/idempotency/idempotency.service';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
+import { createLogger, registerRequestLog } from './logging';
 
 /** API.md section 6: request bodies are at most 100 KB. */
 export const BODY_LIMIT_BYTES = 100 * 1024;
@@ -44,8 +45,9 @@ export async function createApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  const logger = createLogger(config, options.logDestination);
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, options.extraModules, options.logDestination),
+    AppModule.forRoot(config, logger, options.extraModules),
     adapter,
     {
       bufferLogs: true,
@@ -54,6 +56,7 @@ export async function createApp(
     },
   );
   app.useLogger(app.get(Logger));
+  registerRequestLog(app.getHttpAdapter().getInstance(), logger);
   configureHttp(app);
   await installGuarantees(app);
   setupDocs(app);
@@ -116,7 +119,7 @@ function configureHttp(app: NestFastifyApplication): void {
 
 /**
  * The platform guarantees of API.md section 6, as Fastify hooks on every route (the idempotency
- * claim itself is a global Nest interceptor, IdempotencyInterceptor). Order matters:
+ * claim itself is a global Nest guard, IdempotencyGuard). Order matters:
  * onRequest: request id, security headers, then the rate limit, so a 429 carries both;
  * onSend: an idempotent replay or the storing of a response first, then the ETag of the body
  * that goes out (a replay's too).
