@@ -21,6 +21,7 @@ function pgCode(err: unknown): string | undefined {
 @Injectable()
 export class Database {
   private readonly sqliteLock?: Mutex;
+  private readonly postgresText = new Map<string, string>();
 
   constructor(readonly dataSource: DataSource) {
     if (dataSource.options.type === 'better-sqlite3') this.sqliteLock = new Mutex();
@@ -60,6 +61,22 @@ export class Database {
       return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
     }
     return work(this.dataSource.manager);
+  }
+
+  /**
+   * SQL written with `?` placeholders, in this database's dialect: `$1, $2, ...` on PostgreSQL.
+   * Converted once per text; hot paths send constant SQL text, so the drivers' statement caches
+   * (better-sqlite3's prepared statements) keep working.
+   */
+  sql(text: string): string {
+    if (!this.isPostgres) return text;
+    let converted = this.postgresText.get(text);
+    if (converted === undefined) {
+      let n = 0;
+      converted = text.replace(/\?/g, () => `$${++n}`);
+      this.postgresText.set(text, converted);
+    }
+    return converted;
   }
 
   /** True when the database answers a trivial query within `timeoutMs`. */
