@@ -1,7 +1,8 @@
 /**
  * Summarizes a V8 CPU profile (node --cpu-prof; `npm run bench -- --profile` writes them under
  * bench/results/profiles): self time by package or source folder, and the heaviest functions.
- *   npx ts-node --transpile-only bench/profile-summary.ts <file.cpuprofile> [top]
+ *   npx ts-node --transpile-only bench/profile-summary.ts <file.cpuprofile> [top] [function]
+ * With a function name, also prints the call paths that lead to that function's self time.
  */
 import { readFileSync } from 'node:fs';
 
@@ -29,9 +30,11 @@ function area(url: string, name: string): string {
 }
 
 function main(): void {
-  const [file, topArg] = process.argv.slice(2);
+  const [file, topArg, focus] = process.argv.slice(2);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) =>
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
@@ -55,6 +58,23 @@ function main(): void {
   process.stdout.write('\nby function (self time):\n');
   for (const [f, us] of [...functions].sort((x, y) => y[1] - x[1]).slice(0, top)) {
     process.stdout.write(`${pct(us)}  ${f}\n`);
+  }
+  if (focus) {
+    const paths = new Map<string, number>();
+    for (const [id, us] of self) {
+      if (byId.get(id)!.callFrame.functionName !== focus) continue;
+      const chain: string[] = [];
+      for (let p = parent.get(id); p !== undefined && chain.length < 8; p = parent.get(p)) {
+        const { functionName, url, lineNumber } = byId.get(p)!.callFrame;
+        chain.push(`${functionName || '(anonymous)'} ${area(url, functionName)}:${lineNumber + 1}`);
+      }
+      const key = chain.join(' < ');
+      paths.set(key, (paths.get(key) ?? 0) + us);
+    }
+    process.stdout.write(`\ncallers of ${focus}:\n`);
+    for (const [path, us] of [...paths].sort((x, y) => y[1] - x[1]).slice(0, 10)) {
+      process.stdout.write(`${pct(us)}  ${path}\n`);
+    }
   }
 }
 
