@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
+import { EntityTable } from './entity-table';
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
@@ -22,6 +23,7 @@ function pgCode(err: unknown): string | undefined {
 export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
+  private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
 
   constructor(readonly dataSource: DataSource) {
     if (dataSource.options.type === 'better-sqlite3') this.sqliteLock = new Mutex();
@@ -55,12 +57,49 @@ export class Database {
     }
   }
 
-  /** Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one. */
+  /**
+   * Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one.
+   * On PostgreSQL its statements share one pooled connection (not one each).
+   */
   async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.sqliteLock) {
       return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
     }
-    return work(this.dataSource.manager);
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await work(runner.manager);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The table of `entity`, for hand-written SQL (see EntityTable). */
+  table<T extends ObjectLiteral>(entity: EntityTarget<T>): EntityTable<T> {
+    let table = this.tables.get(entity);
+    if (!table) {
+      table = new EntityTable(this.dataSource, entity);
+      this.tables.set(entity, table);
+    }
+    return table as EntityTable<T>;
+  }
+
+  /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */
+  rows<R = Record<string, unknown>>(
+    manager: EntityManager,
+    text: string,
+    params: unknown[],
+  ): Promise<R[]> {
+    return manager.query<R[]>(this.sql(text), params);
+  }
+
+  /**
+   * Runs an INSERT, UPDATE or DELETE written with `?` placeholders inside `manager`'s
+   * transaction; returns how many rows it changed.
+   */
+  async execute(manager: EntityManager, text: string, params: unknown[]): Promise<number> {
+    if (!manager.queryRunner) throw new Error('Database.execute runs inside db.transaction');
+    const result: QueryResult = await manager.queryRunner.query(this.sql(text), params, true);
+    return result.affected ?? 0;
   }
 
   /**

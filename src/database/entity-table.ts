@@ -1,0 +1,72 @@
+import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+
+/**
+ * An entity's table for hand-written SQL on hot paths: its column list, and the conversion of raw
+ * rows into entities and of values into parameters with TypeORM's own per-dialect rules (SQLite
+ * keeps datetimes and JSON as text; PostgreSQL has timestamptz and jsonb). TypeORM's find
+ * options and query builder rebuild the SQL text, its aliases and the entity on every call;
+ * with this the text is built once and a row costs one pass over the columns.
+ */
+export class EntityTable<T extends ObjectLiteral> {
+  /** The quoted table name. */
+  readonly name: string;
+  /** `INSERT INTO table (every column) VALUES (?, ...)`; `values(entity)` gives its parameters. */
+  readonly insertSql: string;
+  private readonly columns: ColumnMetadata[];
+  private readonly byProperty = new Map<string, ColumnMetadata>();
+  private readonly lists = new Map<string, string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    entity: EntityTarget<T>,
+  ) {
+    const metadata = dataSource.getMetadata(entity);
+    this.name = `"${metadata.tableName}"`;
+    this.columns = metadata.columns;
+    for (const column of this.columns) this.byProperty.set(column.propertyName, column);
+    this.insertSql =
+      `INSERT INTO ${this.name} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
+      `VALUES (${this.columns.map(() => '?').join(', ')})`;
+  }
+
+  /** Every column under its own name, for a SELECT list; qualified by `alias` when given. */
+  columnList(alias?: string): string {
+    const key = alias ?? '';
+    let list = this.lists.get(key);
+    if (list === undefined) {
+      list = this.columns
+        .map((c) =>
+          alias ? `"${alias}"."${c.databaseName}" AS "${c.databaseName}"` : `"${c.databaseName}"`,
+        )
+        .join(', ');
+      this.lists.set(key, list);
+    }
+    return list;
+  }
+
+  /** A row whose keys are column names, as an entity. */
+  fromRow(row: Record<string, unknown>): T {
+    const driver = this.dataSource.driver;
+    const entity: Record<string, unknown> = {};
+    for (const column of this.columns) {
+      entity[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
+    }
+    return entity as T;
+  }
+
+  /** The parameters of `insertSql` for `entity`. */
+  values(entity: T): unknown[] {
+    const driver = this.dataSource.driver;
+    return this.columns.map(
+      (c): unknown => driver.preparePersistentValue(entity[c.propertyName], c) as unknown,
+    );
+  }
+
+  /** `value` as a parameter for the column of `property` (a Date becomes SQLite's datetime text). */
+  param(property: keyof T & string, value: unknown): unknown {
+    const column = this.byProperty.get(property);
+    if (!column) throw new Error(`${this.name} has no column for ${property}`);
+    return this.dataSource.driver.preparePersistentValue(value, column) as unknown;
+  }
+}
