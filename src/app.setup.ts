@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, toErrorResponse } from './common/errors';
-import { etagOnSend } from './common/http/conditional-requests';
+import { etagOnSend, etagPreSerialization } from './common/http/conditional-requests';
 import { documentGuarantees } from './common/http/openapi-guarantees';
 import { RateLimiter } from './common/http/rate-limit';
 import { RouteTable } from './common/http/route-table';
@@ -121,13 +121,14 @@ function configureHttp(app: NestFastifyApplication): void {
  * The platform guarantees of API.md section 6, as Fastify hooks on every route (the idempotency
  * claim itself is a global Nest guard, IdempotencyGuard). Order matters:
  * onRequest: request id, security headers, then the rate limit, so a 429 carries both;
- * onSend: an idempotent replay or the storing of a response first, then the ETag of the body
- * that goes out (a replay's too).
+ * preSerialization: the ETag of a resource the handler returned; onSend: an idempotent replay
+ * or the storing of a response first, then the ETag of a replayed body and If-None-Match.
  */
 async function installGuarantees(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   await registerSecurityHeaders(fastify);
   await app.get(RateLimiter).register(fastify);
+  fastify.addHook('preSerialization', etagPreSerialization);
   fastify.addHook('onSend', app.get(IdempotencyService).onSend);
   fastify.addHook('onSend', etagOnSend);
 }

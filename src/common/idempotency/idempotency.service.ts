@@ -252,6 +252,7 @@ function replay(request: FastifyRequest, reply: FastifyReply, record: Idempotenc
   // stored response did not have (a 204).
   const stored = record.responseHeaders ?? {};
   for (const name of STORED_HEADERS) if (!(name in stored)) reply.removeHeader(name);
+  reply.removeHeader('etag'); // the replaced response's: etagOnSend tags the stored body
   for (const [name, value] of Object.entries(stored)) void reply.header(name, value);
   void reply.header('idempotent-replayed', 'true');
   void reply.header('original-request-id', record.requestId);
