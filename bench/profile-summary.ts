@@ -2,7 +2,8 @@
  * Summarizes a V8 CPU profile (node --cpu-prof; `npm run bench -- --profile` writes them under
  * bench/results/profiles): self time by package or source folder, and the heaviest functions.
  *   npx ts-node --transpile-only bench/profile-summary.ts <file.cpuprofile> [top] [function]
- * With a function name, also prints the call paths that lead to that function's self time.
+ * With a function name, also prints the call paths that lead to that function's self time; with
+ * several names separated by commas, the inclusive time of each.
  */
 import { readFileSync } from 'node:fs';
 
@@ -59,7 +60,22 @@ function main(): void {
   for (const [f, us] of [...functions].sort((x, y) => y[1] - x[1]).slice(0, top)) {
     process.stdout.write(`${pct(us)}  ${f}\n`);
   }
-  if (focus) {
+  if (focus?.includes(',')) {
+    // Inclusive time: the samples with each named function anywhere on their stack.
+    process.stdout.write('\ninclusive time (self time of everything they call):\n');
+    for (const name of focus.split(',')) {
+      let us = 0;
+      for (const [id, t] of self) {
+        for (let p: number | undefined = id; p !== undefined; p = parent.get(p)) {
+          if (byId.get(p)!.callFrame.functionName === name) {
+            us += t;
+            break;
+          }
+        }
+      }
+      process.stdout.write(`${pct(us)}  ${name}\n`);
+    }
+  } else if (focus) {
     const paths = new Map<string, number>();
     for (const [id, us] of self) {
       if (byId.get(id)!.callFrame.functionName !== focus) continue;

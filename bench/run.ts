@@ -9,7 +9,8 @@
  *
  * Options (after `--`): --db sqlite,postgres  --scenarios getPlan,createPlan  --duration 10
  *   --warmup 3  --repeats 3  --connections 50  --scale 10000,1000000 | --no-scale
- *   --log-level info  --targets service,baseline  --profile (service CPU profiles)
+ *   --log-level info  --targets service,baseline  --profile (CPU profiles of both, under
+ *   bench/results/profiles; read them with bench/profile-summary.ts)
  *   --write | --no-write (BENCHMARKS.md)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -138,15 +139,14 @@ async function startTargets(options: Options, suite: Suite): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const baselineEntry = buildBaseline();
   for (const kind of options.targets) {
-    const profileDir = join(RESULTS_DIR, 'profiles', `${suite.name}`);
-    if (options.profile && kind === 'service') mkdirSync(profileDir, { recursive: true });
+    const profileDir = join(RESULTS_DIR, 'profiles', suite.name, kind);
+    if (options.profile) mkdirSync(profileDir, { recursive: true });
     suite.targets[kind] = await startTarget({
       kind,
       databaseUrl: suite.database.url,
       logFile: join(RESULTS_DIR, `${suite.name}-${kind}.log`),
       baselineEntry,
-      nodeArgs:
-        options.profile && kind === 'service' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+      nodeArgs: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
       env: {
         NODE_ENV: 'production',
         LOG_LEVEL: options.logLevel,
@@ -187,6 +187,7 @@ async function measure(
       const target = suite.targets[kind]!;
       let result: LoadResult | undefined;
       let peak = NaN;
+      let cpuUs = NaN;
       for (let attempt = 1; !result; attempt++) {
         const data: ScenarioData = {
           apiKey: c.tenant.apiKey,
@@ -217,6 +218,7 @@ async function measure(
           await target.waitIdle();
         }
         target.resetPeakMemory();
+        const cpuBefore = target.cpuMs();
         const measured = await runLoad({
           url: target.url,
           connections: options.connections,
@@ -225,6 +227,7 @@ async function measure(
           next,
         });
         peak = target.peakMemoryMb();
+        cpuUs = ((target.cpuMs() - cpuBefore) * 1000) / Math.max(1, measured.requests);
         if (c.scenario === 'createPlan' && requests.triplesUsed() > data.triples.length) {
           log(`  ${kind}: the free prices ran out; measuring again with more`);
           continue;
@@ -247,6 +250,7 @@ async function measure(
         p50: result.p50,
         p99: result.p99,
         peakRssMb: peak,
+        cpuUsPerRequest: cpuUs,
         requests: result.requests,
         errors: result.errors,
         statusCodes: result.statusCodes,
@@ -255,7 +259,7 @@ async function measure(
       log(
         `  ${suite.dialect} ${c.label} ${c.scenario} ${kind} #${repeat + 1}: ` +
           `${result.rps.toFixed(0)} rps, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
-          `peak ${peak.toFixed(0)} MB${result.errors ? `, ${result.errors} errors ${JSON.stringify(result.statusCodes)}` : ''}`,
+          `peak ${peak.toFixed(0)} MB, CPU ${cpuUs.toFixed(0)} µs/request${result.errors ? `, ${result.errors} errors ${JSON.stringify(result.statusCodes)}` : ''}`,
       );
     }
   }

@@ -18,6 +18,8 @@ export interface Measurement {
   p50: number;
   p99: number;
   peakRssMb: number;
+  /** The target's CPU time (user + system) during the measured run, per response. */
+  cpuUsPerRequest: number;
   requests: number;
   errors: number;
   statusCodes: Record<string, number>;

@@ -25,6 +25,8 @@ export interface Target {
    * load that just ended) must not overlap the next run, least of all another process's writes.
    */
   waitIdle(): Promise<void>;
+  /** CPU time (user + system) the process has used so far, in milliseconds. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ export async function startTarget(options: StartOptions): Promise<Target> {
     },
     peakMemoryMb: () => statusField(pid, 'VmHWM'),
     waitIdle: () => waitForIdle(pid),
+    cpuMs: () => cpuTicks(pid) * 10, // USER_HZ is 100 on Linux
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
