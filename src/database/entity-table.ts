@@ -16,6 +16,11 @@ export class EntityTable<T extends ObjectLiteral> {
   private readonly columns: ColumnMetadata[];
   private readonly byProperty = new Map<string, ColumnMetadata>();
   private readonly lists = new Map<string, string>();
+  private readonly readers: {
+    property: string;
+    name: string;
+    hydrate: (value: unknown) => unknown;
+  }[];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -25,6 +30,11 @@ export class EntityTable<T extends ObjectLiteral> {
     this.name = `"${metadata.tableName}"`;
     this.columns = metadata.columns;
     for (const column of this.columns) this.byProperty.set(column.propertyName, column);
+    this.readers = this.columns.map((column) => ({
+      property: column.propertyName,
+      name: column.databaseName,
+      hydrate: hydratorFor(dataSource, column),
+    }));
     this.insertSql =
       `INSERT INTO ${this.name} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `VALUES (${this.columns.map(() => '?').join(', ')})`;
@@ -47,10 +57,10 @@ export class EntityTable<T extends ObjectLiteral> {
 
   /** A row whose keys are column names, as an entity. */
   fromRow(row: Record<string, unknown>): T {
-    const driver = this.dataSource.driver;
     const entity: Record<string, unknown> = {};
-    for (const column of this.columns) {
-      entity[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
+    for (const { property, name, hydrate } of this.readers) {
+      const value = row[name];
+      entity[property] = value === null || value === undefined ? value : hydrate(value);
     }
     return entity as T;
   }
@@ -69,4 +79,38 @@ export class EntityTable<T extends ObjectLiteral> {
     if (!column) throw new Error(`${this.name} has no column for ${property}`);
     return this.dataSource.driver.preparePersistentValue(value, column) as unknown;
   }
+}
+
+const PLAIN_TYPES = new Set(['varchar', 'text', 'integer', 'int']);
+
+/**
+ * How a column's non-null value is read, decided once per column. The driver's
+ * prepareHydratedValue, except where its result is known to be the value itself (text and
+ * integers; PostgreSQL's timestamptz and jsonb, which pg has already parsed) or a plain parse
+ * (SQLite's JSON text, and its datetime text in the one format TypeORM writes).
+ */
+function hydratorFor(dataSource: DataSource, column: ColumnMetadata): (value: unknown) => unknown {
+  const driver = dataSource.driver;
+  const viaDriver = (value: unknown): unknown => driver.prepareHydratedValue(value, column);
+  if (column.transformer) return viaDriver;
+  const type = String(column.type);
+  if (PLAIN_TYPES.has(type)) return (value) => value;
+  if (dataSource.options.type === 'postgres') {
+    if (type === 'timestamptz')
+      return (value) => (value instanceof Date ? value : viaDriver(value));
+    if (type === 'jsonb') return (value) => (typeof value === 'string' ? viaDriver(value) : value);
+    return viaDriver;
+  }
+  if (type === 'simple-json') {
+    return (value) =>
+      typeof value === 'string' ? (JSON.parse(value) as unknown) : viaDriver(value);
+  }
+  if (type === 'datetime') {
+    // `YYYY-MM-DD HH:mm:ss.SSS` in UTC, as TypeORM stores a Date on SQLite.
+    return (value) =>
+      typeof value === 'string' && value.length === 23 && value.charCodeAt(10) === 32
+        ? new Date(`${value.slice(0, 10)}T${value.slice(11)}Z`)
+        : viaDriver(value);
+  }
+  return viaDriver;
 }
