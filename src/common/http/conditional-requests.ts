@@ -21,6 +21,9 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
 }
 
+/** Replies whose object body etagPreSerialization has looked at. */
+const inspected = new WeakSet<FastifyReply>();
+
 function taggable(request: FastifyRequest, reply: FastifyReply): boolean {
   return ETAG_METHODS.has(request.method) && (reply.statusCode === 200 || reply.statusCode === 201);
 }
@@ -37,8 +40,9 @@ export function etagPreSerialization(
   payload: unknown,
   done: (err: Error | null, payload?: unknown) => void,
 ): void {
-  if (taggable(request, reply) && isSingleResource(payload)) {
-    void reply.header('etag', etagOf(payload));
+  if (taggable(request, reply)) {
+    inspected.add(reply);
+    if (isSingleResource(payload)) void reply.header('etag', etagOf(payload));
   }
   done(null, payload);
 }
@@ -57,6 +61,8 @@ export function etagOnSend(
   if (!taggable(request, reply)) return done(null, payload);
   let etag = reply.getHeader('etag') as string | undefined;
   if (etag === undefined) {
+    // Already seen as an object (a list, say): nothing to tag, no need to parse it back.
+    if (inspected.has(reply)) return done(null, payload);
     if (
       typeof payload !== 'string' ||
       !payload.startsWith('{') ||
