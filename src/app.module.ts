@@ -1,7 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
+import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -14,22 +14,18 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
 import { HealthModule } from './health/health.module';
-import { loggerOptions } from './logging';
+import { loggerParams } from './logging';
 import { PlansModule } from './plans/plans.module';
 
 /** Wires the modules; the global guard, pipe and filter are APP_* providers. */
 @Module({})
 export class AppModule {
-  static forRoot(
-    config: AppConfig,
-    extraModules: Type[] = [],
-    logDestination?: DestinationStream,
-  ): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger, extraModules: Type[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerOptions(config, logDestination)),
+        LoggerModule.forRoot(loggerParams(logger)),
         DatabaseModule,
         AuthModule,
         IdempotencyModule,

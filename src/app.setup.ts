@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, toErrorResponse } from './common/errors';
-import { etagOnSend } from './common/http/conditional-requests';
+import { etagOnSend, etagPreSerialization } from './common/http/conditional-requests';
 import { documentGuarantees } from './common/http/openapi-guarantees';
 import { RateLimiter } from './common/http/rate-limit';
 import { RouteTable } from './common/http/route-table';
@@ -15,6 +15,7 @@ import { registerSecurityHeaders } from './common/http/security-headers';
 import { IdempotencyService } from './common/idempotency/idempotency.service';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
+import { createLogger, registerRequestLog } from './logging';
 
 /** API.md section 6: request bodies are at most 100 KB. */
 export const BODY_LIMIT_BYTES = 100 * 1024;
@@ -66,8 +67,9 @@ export async function createApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  const logger = createLogger(config, options.logDestination);
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, options.extraModules, options.logDestination),
+    AppModule.forRoot(config, logger, options.extraModules),
     adapter,
     {
       bufferLogs: true,
@@ -76,6 +78,7 @@ export async function createApp(
     },
   );
   app.useLogger(app.get(Logger));
+  registerRequestLog(app.getHttpAdapter().getInstance(), logger);
   configureHttp(app);
   await installGuarantees(app);
   setupDocs(app);
@@ -150,13 +153,14 @@ function configureHttp(app: NestFastifyApplication): void {
  * The platform guarantees of API.md section 6, as Fastify hooks on every route (the idempotency
  * claim itself is a global Nest interceptor, IdempotencyInterceptor). Order matters:
  * onRequest: request id, security headers, then the rate limit, so a 429 carries both;
- * onSend: an idempotent replay or the storing of a response first, then the ETag of the body
- * that goes out (a replay's too).
+ * preSerialization: the ETag of a resource the handler returned; onSend: an idempotent replay
+ * or the storing of a response first, then the ETag of a replayed body and If-None-Match.
  */
 async function installGuarantees(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   await registerSecurityHeaders(fastify);
   await app.get(RateLimiter).register(fastify);
+  fastify.addHook('preSerialization', etagPreSerialization);
   fastify.addHook('onSend', app.get(IdempotencyService).onSend);
   fastify.addHook('onSend', etagOnSend);
 }

@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Params } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
-import type { Options } from 'pino-http';
+import pino, { DestinationStream, Logger } from 'pino';
 import { AppConfig } from './config/app-config';
 
 /** Paths pino must never print: credentials and bank details, wherever they appear. */
@@ -18,32 +17,64 @@ export const REDACTED_PATHS = [
   'err.config',
 ];
 
-/** One structured line per request, carrying the request id; nothing secret. */
-export function loggerOptions(config: AppConfig, destination?: DestinationStream): Params {
-  const options: Options = {
+/** The application's one pino logger: JSON lines on `destination` (standard output by default). */
+export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
+  const options = {
     level: config.logLevel,
-    genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? 'unknown',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    quietReqLogger: true,
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    serializers: {
-      req: (req: {
-        id: string;
-        method: string;
-        url: string;
-        headers: Record<string, unknown>;
-      }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.url,
-        headers: {
-          'user-agent': req.headers['user-agent'],
-          'content-type': req.headers['content-type'],
-        },
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
   };
-  return { pinoHttp: destination ? [options, destination] : options };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * nestjs-pino gives Nest and the services (PinoLogger) this logger. Its per-request middleware
+ * (pino-http and an AsyncLocalStorage context) is not mounted on any route: the request line
+ * comes from a Fastify hook (registerRequestLog), and lines logged while serving a request
+ * name it with `reqId` themselves. AsyncLocalStorage would install promise hooks that tax
+ * every await of every request.
+ */
+export function loggerParams(logger: Logger): Params {
+  return { pinoHttp: { logger }, forRoutes: [] };
+}
+
+type Level = 'info' | 'warn' | 'error';
+
+function levelOf(statusCode: number): Level {
+  return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
+}
+
+/**
+ * One structured line per request, when its response has gone out: the request id (`reqId`,
+ * also `req.id`), method, URL, user agent and content type, the status and the time taken.
+ * Never a header that could hold a credential; 4xx lines are warnings and 5xx lines errors.
+ */
+export function registerRequestLog(fastify: FastifyInstance, root: Logger): void {
+  // The line is built field by field below and holds nothing REDACTED_PATHS names, so it skips
+  // the redaction pass (a walk of every path on every line).
+  const logger = root.child({}, { redact: [] });
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const statusCode = reply.statusCode;
+    const level = levelOf(statusCode);
+    if (logger.isLevelEnabled(level)) {
+      const headers = request.headers;
+      logger[level](
+        {
+          reqId: request.id,
+          req: {
+            id: request.id,
+            method: request.method,
+            url: request.url,
+            headers: {
+              'user-agent': headers['user-agent'],
+              'content-type': headers['content-type'],
+            },
+          },
+          res: { statusCode },
+          responseTime: Math.round(reply.elapsedTime),
+        },
+        statusCode >= 500 ? 'request errored' : 'request completed',
+      );
+    }
+    done();
+  });
 }

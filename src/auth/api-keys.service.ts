@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomInt } from 'node:crypto';
-import { IsNull } from 'typeorm';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { Database } from '../database/database.service';
@@ -8,6 +7,8 @@ import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
+const AUTHENTICATE_SQL =
+  'SELECT id, organization_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Who is calling: the key's organization, attached to the request by the bearer strategy. */
@@ -68,9 +69,51 @@ function apiKeyView(k: ApiKey): ApiKeyView {
   };
 }
 
+/**
+ * How long a key that authenticated is taken as live without asking the database again. A key
+ * revoked through this process (ApiKeysService.revokeApiKey) stops working at once; a key
+ * revoked elsewhere (the command line, another instance) within this many milliseconds.
+ */
+export const API_KEY_CACHE_TTL_MS = 5_000;
+/** At most this many keys are remembered; the oldest entry goes first. */
+const API_KEY_CACHE_SIZE = 10_000;
+
+/**
+ * Live keys recently seen, by hash (never the key itself), so a busy key costs one database
+ * lookup per few seconds instead of one per request. Unknown and revoked keys are never cached:
+ * a key created a moment ago works on its first request.
+ */
+class PrincipalCache {
+  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+
+  get(keyHash: string, now = Date.now()): Principal | undefined {
+    const entry = this.entries.get(keyHash);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now) return entry.principal;
+    this.entries.delete(keyHash);
+    return undefined;
+  }
+
+  set(keyHash: string, principal: Principal, now = Date.now()): void {
+    this.entries.delete(keyHash);
+    this.entries.set(keyHash, { principal, expiresAt: now + API_KEY_CACHE_TTL_MS });
+    if (this.entries.size > API_KEY_CACHE_SIZE) {
+      this.entries.delete(this.entries.keys().next().value!);
+    }
+  }
+
+  forgetKey(apiKeyId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal.apiKeyId === apiKeyId) this.entries.delete(hash);
+    }
+  }
+}
+
 /** Organizations and their API keys: created from the command line, checked on every request. */
 @Injectable()
 export class ApiKeysService {
+  private readonly cache = new PrincipalCache();
+
   constructor(private readonly db: Database) {}
 
   async createOrganization(name: string): Promise<OrganizationView> {
@@ -137,20 +180,32 @@ export class ApiKeysService {
         key.revokedAt = new Date();
         await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
       }
+      this.cache.forgetKey(id);
       return apiKeyView(key);
     });
   }
 
-  /** The principal of a live key, or null for a key that is malformed, unknown or revoked. */
+  /**
+   * The principal of a live key, or null for a key that is malformed, unknown or revoked. A key
+   * found live is remembered for API_KEY_CACHE_TTL_MS.
+   */
   async authenticate(token: string): Promise<Principal | null> {
     if (!API_KEY_PATTERN.test(token)) return null;
-    const key = await this.db.read((m) =>
-      m.findOne(ApiKey, {
-        select: { id: true, organizationId: true },
-        where: { keyHash: hashApiKey(token), revokedAt: IsNull() },
-      }),
+    const keyHash = hashApiKey(token);
+    const cached = this.cache.get(keyHash);
+    if (cached) return cached;
+    const rows = await this.db.read((m) =>
+      m.query<{ id: string; organization_id: string }[]>(this.db.sql(AUTHENTICATE_SQL), [keyHash]),
     );
-    return key ? { organizationId: key.organizationId, apiKeyId: key.id } : null;
+    if (rows.length === 0) return null;
+    const principal = { organizationId: rows[0].organization_id, apiKeyId: rows[0].id };
+    this.cache.set(keyHash, principal);
+    return principal;
+  }
+
+  /** The principal of a key that authenticated within API_KEY_CACHE_TTL_MS, without any I/O. */
+  cachedPrincipal(token: string): Principal | undefined {
+    return API_KEY_PATTERN.test(token) ? this.cache.get(hashApiKey(token)) : undefined;
   }
 
   /** BOOTSTRAP_API_KEY: makes sure this exact key exists, with its organization. */

@@ -28,7 +28,7 @@ const BEARER_STRATEGY_NAME = Symbol('BEARER_STRATEGY_NAME');
     },
     {
       provide: APP_GUARD,
-      inject: [BEARER_STRATEGY_NAME, Reflector],
+      inject: [BEARER_STRATEGY_NAME, Reflector, ApiKeysService],
       useFactory: createApiKeyGuard,
     },
   ],

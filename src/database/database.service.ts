@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
+import { isDatabaseUnavailable } from '../common/errors/error-envelope';
 import { takeCommitHook } from './commit-hook';
+import { EntityTable } from './entity-table';
+
+/** The part of TypeORM's PostgresQueryRunner that hands a failed connection back as failed. */
+interface PostgresRunner {
+  releasePostgresConnection(err?: Error): Promise<void>;
+}
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
@@ -32,6 +39,8 @@ function driverCode(err: unknown): string | undefined {
 @Injectable()
 export class Database {
   private readonly sqliteLock?: Mutex;
+  private readonly postgresText = new Map<string, string>();
+  private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
 
   constructor(readonly dataSource: DataSource) {
     if (dataSource.options.type === 'better-sqlite3') this.sqliteLock = new Mutex();
@@ -74,10 +83,39 @@ export class Database {
   private async postgresTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction(work);
+        return await this.postgresAttempt(work);
       } catch (err) {
         const code = driverCode(err);
         if (attempt >= 3 || !code || !RETRYABLE_POSTGRES.has(code)) throw err;
+      }
+    }
+  }
+
+  /**
+   * One PostgreSQL transaction on a connection of its own. When the connection itself failed (a
+   * timeout, a network cut), no ROLLBACK is sent (it would wait out another timeout before the
+   * client hears 503) and the connection is handed back as broken, so the pool discards it; the
+   * server rolls back what it had when the connection goes.
+   */
+  private async postgresAttempt<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    let broken: Error | undefined;
+    try {
+      await runner.startTransaction();
+      const result = await work(runner.manager);
+      await runner.commitTransaction();
+      return result;
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) broken = err instanceof Error ? err : new Error(String(err));
+      else if (runner.isTransactionActive)
+        await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      if (broken) {
+        // TypeORM's PostgreSQL runner passes this error to the pool, which then drops the client.
+        await (runner as unknown as PostgresRunner).releasePostgresConnection(broken);
+      } else {
+        await runner.release();
       }
     }
   }
@@ -124,12 +162,62 @@ export class Database {
     }
   }
 
-  /** Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one. */
+  /**
+   * Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one.
+   * On PostgreSQL each statement takes a pooled connection and gives it back; a connection that
+   * failed (a timeout, a network cut) is discarded by the pool rather than handed on, which a
+   * query runner held across statements would not do.
+   */
   async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.sqliteLock) {
       return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
     }
     return work(this.dataSource.manager);
+  }
+
+  /** The table of `entity`, for hand-written SQL (see EntityTable). */
+  table<T extends ObjectLiteral>(entity: EntityTarget<T>): EntityTable<T> {
+    let table = this.tables.get(entity);
+    if (!table) {
+      table = new EntityTable(this.dataSource, entity);
+      this.tables.set(entity, table);
+    }
+    return table as EntityTable<T>;
+  }
+
+  /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */
+  rows<R = Record<string, unknown>>(
+    manager: EntityManager,
+    text: string,
+    params: unknown[],
+  ): Promise<R[]> {
+    return manager.query<R[]>(this.sql(text), params);
+  }
+
+  /**
+   * Runs an INSERT, UPDATE or DELETE written with `?` placeholders inside `manager`'s
+   * transaction; returns how many rows it changed.
+   */
+  async execute(manager: EntityManager, text: string, params: unknown[]): Promise<number> {
+    if (!manager.queryRunner) throw new Error('Database.execute runs inside db.transaction');
+    const result: QueryResult = await manager.queryRunner.query(this.sql(text), params, true);
+    return result.affected ?? 0;
+  }
+
+  /**
+   * SQL written with `?` placeholders, in this database's dialect: `$1, $2, ...` on PostgreSQL.
+   * Converted once per text; hot paths send constant SQL text, so the drivers' statement caches
+   * (better-sqlite3's prepared statements) keep working.
+   */
+  sql(text: string): string {
+    if (!this.isPostgres) return text;
+    let converted = this.postgresText.get(text);
+    if (converted === undefined) {
+      let n = 0;
+      converted = text.replace(/\?/g, () => `$${++n}`);
+      this.postgresText.set(text, converted);
+    }
+    return converted;
   }
 
   /** True when the database answers a trivial query within `timeoutMs`. */

@@ -9,9 +9,10 @@ import {
 } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { mergeMetadata } from '../common/metadata';
+import { Metadata, mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database.service';
+import { EntityTable } from '../database/entity-table';
 import { AccountNumberVault } from './account-number-vault';
 import { applyStatusRequest } from './account-status';
 import { checkBankDetails } from './bank-details';
@@ -36,9 +37,23 @@ export class DuplicateExternalAccountError extends ConflictError {
   }
 }
 
+function sameMetadata(a: Metadata, b: Metadata): boolean {
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
+  );
+}
+
 /** The rules of external bank accounts (API.md section 5.5). */
 @Injectable()
 export class ExternalAccountsService {
+  private statements?: {
+    table: EntityTable<ExternalBankAccount>;
+    find: string;
+    findForUpdate: string;
+    update: string;
+  };
+
   constructor(
     private readonly db: Database,
     private readonly vault: AccountNumberVault,
@@ -129,7 +144,8 @@ export class ExternalAccountsService {
   ): Promise<ExternalBankAccountResponse> {
     return this.db.transaction(async (m) => {
       const account = await this.find(m, organizationId, id, true);
-      assertIfMatch(ifMatch, toExternalBankAccountResponse(account));
+      const before = toExternalBankAccountResponse(account);
+      assertIfMatch(ifMatch, before);
       const status = dto.status ? applyStatusRequest(account, dto.status) : account;
       const next: Partial<ExternalBankAccount> = {
         accountHolderName: dto.accountHolderName ?? account.accountHolderName,
@@ -138,13 +154,25 @@ export class ExternalAccountsService {
         statusReason: status.statusReason,
         metadata: mergeMetadata(account.metadata, dto.metadata),
       };
-      const before = toExternalBankAccountResponse(account);
+      const changed =
+        next.accountHolderName !== account.accountHolderName ||
+        next.accountHolderType !== account.accountHolderType ||
+        next.status !== account.status ||
+        next.statusReason !== account.statusReason ||
+        !sameMetadata(next.metadata!, account.metadata);
+      if (!changed) return before;
       Object.assign(account, next);
-      if (JSON.stringify(toExternalBankAccountResponse(account)) === JSON.stringify(before)) {
-        return before;
-      }
       account.updatedAt = new Date();
-      await m.update(ExternalBankAccount, { id }, { ...next, updatedAt: account.updatedAt });
+      const { table, update } = this.sql;
+      await this.db.execute(m, update, [
+        account.accountHolderName,
+        account.accountHolderType,
+        account.status,
+        account.statusReason,
+        table.param('metadata', account.metadata),
+        table.param('updatedAt', account.updatedAt),
+        id,
+      ]);
       return toExternalBankAccountResponse(account);
     });
   }
@@ -171,13 +199,31 @@ export class ExternalAccountsService {
     id: string,
     forUpdate = false,
   ): Promise<ExternalBankAccount> {
-    const notFound = new NotFoundError('external bank account', id);
-    if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound;
-    const account = await m.findOne(ExternalBankAccount, {
-      where: { id, organizationId, deletedAt: IsNull() },
-      lock: forUpdate ? this.db.rowLock : undefined,
-    });
-    if (!account) throw notFound;
-    return account;
+    // Built only when thrown: an Error captures a stack trace, which is not free.
+    const notFound = () => new NotFoundError('external bank account', id);
+    if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound();
+    const { table, find, findForUpdate } = this.sql;
+    const [row] = await this.db.rows(m, forUpdate ? findForUpdate : find, [id, organizationId]);
+    if (!row) throw notFound();
+    return table.fromRow(row);
+  }
+
+  /** The SQL of the hot paths, built once (the table's columns are known after start-up). */
+  private get sql() {
+    if (!this.statements) {
+      const table = this.db.table(ExternalBankAccount);
+      const find =
+        `SELECT ${table.columnList()} FROM "external_bank_accounts" ` +
+        'WHERE "id" = ? AND "organization_id" = ? AND "deleted_at" IS NULL LIMIT 1';
+      this.statements = {
+        table,
+        find,
+        findForUpdate: this.db.isPostgres ? `${find} FOR UPDATE` : find,
+        update:
+          'UPDATE "external_bank_accounts" SET "account_holder_name" = ?, "account_holder_type" = ?, ' +
+          '"status" = ?, "status_reason" = ?, "metadata" = ?, "updated_at" = ? WHERE "id" = ?',
+      };
+    }
+    return this.statements;
   }
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
-import { BillableMetric } from '../catalog/entities/billable-metric.entity';
-import { Product } from '../catalog/entities/product.entity';
+import { EntityManager, IsNull } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
@@ -56,7 +54,14 @@ function productNotFound(id: string): ValidationFailedError {
  */
 @Injectable()
 export class PlansService {
+  private statements?: ReturnType<typeof planStatements>;
+
   constructor(private readonly db: Database) {}
+
+  /** The SQL of the hot paths, built once (the tables' columns are known after start-up). */
+  private get sql(): ReturnType<typeof planStatements> {
+    return (this.statements ??= planStatements(this.db));
+  }
 
   async create(organizationId: string, dto: CreatePlanDto): Promise<PlanResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
@@ -81,11 +86,14 @@ export class PlansService {
       deletedAt: null,
     };
     return this.db.transaction(async (m) => {
-      const product = await m.exists(Product, { where: { id: plan.productId, organizationId } });
-      if (!product) throw productNotFound(plan.productId);
+      const product = await this.db.rows(m, this.sql.productExists, [
+        plan.productId,
+        organizationId,
+      ]);
+      if (product.length === 0) throw productNotFound(plan.productId);
       const found = await this.loadPrices(m, organizationId, priceIds);
       assertPricesUsable(priceIds, found, plan.productId, null);
-      await m.insert(Plan, plan);
+      await this.db.execute(m, this.sql.plans.insertSql, this.sql.plans.values(plan));
       const prices = priceIds.map((id) => found.get(id)!);
       await this.attach(m, plan, prices, new Map(), now);
       return toPlanResponse(plan, prices);
@@ -104,27 +112,18 @@ export class PlansService {
     query: ListPlansQueryDto,
   ): Promise<ListResponse<PlanResponse>> {
     assertOwnMerchant(organizationId, query.merchantId);
-    const where: FindOptionsWhere<Plan> = { organizationId };
-    if (query.productId) where.productId = query.productId;
-    if (!query.includeDeleted) where.deletedAt = IsNull();
+    const filter = this.sql.listFilter(!!query.productId, !query.includeDeleted);
+    const params: unknown[] = [organizationId];
+    if (query.productId) params.push(query.productId);
     return this.db.read(async (m) => {
-      const [plans, total] = await m.findAndCount(Plan, {
-        where,
-        order: { createdAt: 'DESC', id: 'DESC' },
-        take: query.limit,
-        skip: query.offset,
-      });
-      const prices =
-        plans.length === 0
-          ? []
-          : await m.find(Price, {
-              where: { planId: In(plans.map((p) => p.id)) },
-              order: { planPosition: 'ASC' },
-            });
+      const rows = await this.db.rows(m, filter.page, [...params, query.limit, query.offset]);
+      const [{ total }] = await this.db.rows<{ total: number | string }>(m, filter.count, params);
+      const plans = rows.map((r) => this.sql.plans.fromRow(r));
+      const prices = plans.length === 0 ? [] : await this.pricesOfPlans(m, plans);
       const byPlan = new Map<string, Price[]>(plans.map((p) => [p.id, []]));
       for (const price of prices) byPlan.get(price.planId!)?.push(price);
       const data = plans.map((p) => toPlanResponse(p, byPlan.get(p.id)!));
-      return toListResponse(data, total, query);
+      return toListResponse(data, Number(total), query);
     });
   }
 
@@ -220,13 +219,12 @@ export class PlansService {
     const wanted = new Set(priceIds);
     const dropped = current.filter((p) => !wanted.has(p.id));
     if (dropped.length > 0) {
-      await m
-        .createQueryBuilder()
-        .update(Price)
-        .set({ planId: null, planPosition: null, updatedAt: now })
-        .where('id IN (:...ids)', { ids: dropped.map((p) => p.id) })
-        .andWhere('plan_id = :planId', { planId: plan.id })
-        .execute();
+      await this.db.execute(
+        m,
+        `UPDATE "prices" SET "plan_id" = NULL, "plan_position" = NULL, "updated_at" = ? ` +
+          `WHERE "id" IN (${placeholders(dropped.length)}) AND "plan_id" = ?`,
+        [this.sql.prices.param('updatedAt', now), ...dropped.map((p) => p.id), plan.id],
+      );
     }
     const prices = priceIds.map((pid) => found.get(pid)!);
     const kept = new Map<string, number>();
@@ -259,23 +257,21 @@ export class PlansService {
   ): Promise<void> {
     const { id: planId, organizationId } = plan;
     const positions = new Map(order.map((p, i) => [p.id, i]));
+    // Positions are integers of our own, written into the text: a create's are 0..n-1, so its
+    // statement text is the same for every plan with as many prices.
     const positionCase = (ids: string[]) =>
-      `CASE "id" ${ids.map((_, i) => `WHEN :pid${i} THEN ${positions.get(ids[i])}`).join(' ')} END`;
-    const idParams = (ids: string[]) => Object.fromEntries(ids.map((pid, i) => [`pid${i}`, pid]));
+      `CASE "id" ${ids.map((pid) => `WHEN ? THEN ${positions.get(pid)}`).join(' ')} END`;
 
     if (free.length > 0) {
       const ids = free.map((p) => p.id);
-      const result = await m
-        .createQueryBuilder()
-        .update(Price)
-        .set({ planId, planPosition: () => positionCase(ids), updatedAt: now })
-        .where('id IN (:...ids)', { ids })
-        .andWhere('organization_id = :organizationId', { organizationId })
-        .andWhere('plan_id IS NULL')
-        .andWhere('deleted_at IS NULL')
-        .setParameters(idParams(ids))
-        .execute();
-      if (result.affected !== ids.length) {
+      const taken = await this.db.execute(
+        m,
+        `UPDATE "prices" SET "plan_id" = ?, "plan_position" = ${positionCase(ids)}, ` +
+          `"updated_at" = ? WHERE "id" IN (${placeholders(ids.length)}) ` +
+          `AND "organization_id" = ? AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
+        [planId, ...ids, this.sql.prices.param('updatedAt', now), ...ids, organizationId],
+      );
+      if (taken !== ids.length) {
         // Lost a race: say which prices were taken (or deleted) in the meantime.
         const latest = await this.loadPrices(m, organizationId, ids);
         assertPricesUsable(ids, latest, plan.productId, planId);
@@ -285,14 +281,12 @@ export class PlansService {
     }
     if (reordered.size > 0) {
       const ids = [...reordered.keys()];
-      await m
-        .createQueryBuilder()
-        .update(Price)
-        .set({ planPosition: () => positionCase(ids) })
-        .where('id IN (:...ids)', { ids })
-        .andWhere('plan_id = :planId', { planId })
-        .setParameters(idParams(ids))
-        .execute();
+      await this.db.execute(
+        m,
+        `UPDATE "prices" SET "plan_position" = ${positionCase(ids)} ` +
+          `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
+        [...ids, ...ids, planId],
+      );
     }
     for (const p of order) p.planPosition = positions.get(p.id)!;
   }
@@ -304,21 +298,27 @@ export class PlansService {
     ids: string[],
   ): Promise<Map<string, LoadedPrice>> {
     if (ids.length === 0) return new Map();
-    const { entities, raw } = await m
-      .createQueryBuilder(Price, 'p')
-      .innerJoin(BillableMetric, 'bm', 'bm.id = p.billableMetricId')
-      .addSelect('bm.productId', 'metricProductId')
-      .where('p.id IN (:...ids)', { ids })
-      .andWhere('p.organizationId = :organizationId', { organizationId })
-      .getRawAndEntities<{ p_id: string; metricProductId: string }>();
-    const productOf = new Map(raw.map((r) => [r.p_id, r.metricProductId]));
+    const rows = await this.db.rows(m, this.sql.loadPrices(ids.length), [...ids, organizationId]);
     return new Map(
-      entities.map((p) => [p.id, Object.assign(p, { metricProductId: productOf.get(p.id)! })]),
+      rows.map((row) => {
+        const price = this.sql.prices.fromRow(row);
+        return [price.id, { ...price, metricProductId: row.metric_product_id as string }];
+      }),
     );
   }
 
-  private pricesOf(m: EntityManager, planId: string): Promise<Price[]> {
-    return m.find(Price, { where: { planId }, order: { planPosition: 'ASC' } });
+  private async pricesOf(m: EntityManager, planId: string): Promise<Price[]> {
+    const rows = await this.db.rows(m, this.sql.pricesOfPlan, [planId]);
+    return rows.map((r) => this.sql.prices.fromRow(r));
+  }
+
+  private async pricesOfPlans(m: EntityManager, plans: Plan[]): Promise<Price[]> {
+    const rows = await this.db.rows(
+      m,
+      this.sql.pricesOfPlans(plans.length),
+      plans.map((p) => p.id),
+    );
+    return rows.map((r) => this.sql.prices.fromRow(r));
   }
 
   private async find(
@@ -328,11 +328,72 @@ export class PlansService {
     lock = false,
   ): Promise<Plan> {
     if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
-    const plan = await m.findOne(Plan, {
-      where: { id, organizationId },
-      lock: lock ? this.db.rowLock : undefined,
-    });
-    if (!plan) throw new NotFoundError('plan', id);
-    return plan;
+    const [row] = await this.db.rows(m, lock ? this.sql.planForUpdate : this.sql.plan, [
+      id,
+      organizationId,
+    ]);
+    if (!row) throw new NotFoundError('plan', id);
+    return this.sql.plans.fromRow(row);
   }
+}
+
+function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** Memoizes the text of a statement that depends on a count (the ids in an IN list). */
+function perCount(build: (n: number) => string): (n: number) => string {
+  const texts = new Map<number, string>();
+  return (n) => {
+    let text = texts.get(n);
+    if (text === undefined) texts.set(n, (text = build(n)));
+    return text;
+  };
+}
+
+/**
+ * The SQL of plans' hot paths, as constant text (see EntityTable): the same statements TypeORM's
+ * find options produced, without rebuilding them on every request.
+ */
+function planStatements(db: Database) {
+  const plans = db.table(Plan);
+  const prices = db.table(Price);
+  const plan = `SELECT ${plans.columnList()} FROM "plans" WHERE "id" = ? AND "organization_id" = ? LIMIT 1`;
+  const listFilters = new Map<string, { page: string; count: string }>();
+  return {
+    plans,
+    prices,
+    plan,
+    planForUpdate: db.isPostgres ? `${plan} FOR UPDATE` : plan,
+    productExists:
+      'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? LIMIT 1',
+    pricesOfPlan: `SELECT ${prices.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
+    pricesOfPlans: perCount(
+      (n) =>
+        `SELECT ${prices.columnList()} FROM "prices" WHERE "plan_id" IN (${placeholders(n)}) ORDER BY "plan_position" ASC`,
+    ),
+    loadPrices: perCount(
+      (n) =>
+        `SELECT ${prices.columnList('p')}, "bm"."product_id" AS "metric_product_id" FROM "prices" "p" ` +
+        `INNER JOIN "billable_metrics" "bm" ON "bm"."id" = "p"."billable_metric_id" ` +
+        `WHERE "p"."id" IN (${placeholders(n)}) AND "p"."organization_id" = ?`,
+    ),
+    /** A page of plans and their total, newest first; parameters: organization, [product]. */
+    listFilter(byProduct: boolean, liveOnly: boolean): { page: string; count: string } {
+      const key = `${byProduct}:${liveOnly}`;
+      let filter = listFilters.get(key);
+      if (!filter) {
+        const where =
+          '"organization_id" = ?' +
+          (byProduct ? ' AND "product_id" = ?' : '') +
+          (liveOnly ? ' AND "deleted_at" IS NULL' : '');
+        filter = {
+          page: `SELECT ${plans.columnList()} FROM "plans" WHERE ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT ? OFFSET ?`,
+          count: `SELECT COUNT(*) AS "total" FROM "plans" WHERE ${where}`,
+        };
+        listFilters.set(key, filter);
+      }
+      return filter;
+    },
+  };
 }

@@ -23,7 +23,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
     sendError(reply, request, this.translate(exception, request), (err, requestId) =>
-      this.logger.error({ err, requestId }, 'request failed unexpectedly'),
+      this.logger.error({ err, reqId: requestId }, 'request failed unexpectedly'),
     );
   }
 

@@ -1,5 +1,5 @@
-import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+import helmet, { FastifyHelmetOptions } from '@fastify/helmet';
+import Fastify, { FastifyInstance } from 'fastify';
 
 /** Swagger UI's page and assets: the only HTML the service serves. */
 export function isDocsUi(url: string): boolean {
@@ -23,23 +23,48 @@ const DOCS_CSP = {
   directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null },
 };
 
+const API_OPTIONS = { contentSecurityPolicy: API_CSP, frameguard: { action: 'deny' as const } };
+const DOCS_OPTIONS = { ...API_OPTIONS, contentSecurityPolicy: DOCS_CSP };
+
+/** Headers a response has whatever Helmet does: left out of what Helmet is asked for. */
+const NOT_SECURITY = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+]);
+
+/**
+ * The headers Helmet sets with these options, asked of Helmet itself once, on a throwaway
+ * Fastify instance. @fastify/helmet would build a new Helmet middleware (parsing every option
+ * again) for each request, and the headers never change.
+ */
+async function helmetHeaders(options: FastifyHelmetOptions): Promise<Record<string, string>> {
+  const probe = Fastify();
+  await probe.register(helmet, options);
+  probe.get('/', (_request, reply) => reply.send(''));
+  const response = await probe.inject({ method: 'GET', url: '/' });
+  await probe.close();
+  return Object.fromEntries(
+    Object.entries(response.headers)
+      .filter(([name]) => !NOT_SECURITY.has(name))
+      .map(([name, value]) => [name, String(value)]),
+  );
+}
+
 /**
  * Security headers for a JSON API (API.md section 6), on every response, errors included:
  * Helmet's defaults (nosniff, HSTS, Referrer-Policy no-referrer, cross-origin isolation
- * headers...), X-Frame-Options DENY, a CSP that allows nothing but that Swagger UI relaxes, and
- * Cache-Control: no-store, since API responses are private to their caller.
+ * headers...), X-Frame-Options DENY, a CSP that allows nothing but that Swagger UI's routes
+ * relax, and Cache-Control: no-store, since API responses are private to their caller. Both
+ * sets of headers are Helmet's, computed at start-up and set as constants.
  */
 export async function registerSecurityHeaders(fastify: FastifyInstance): Promise<void> {
-  // Runs for every route registered from here on (Nest's, then Swagger's), before Helmet's own
-  // onRoute hook reads the option.
-  fastify.addHook('onRoute', (route) => {
-    if (isDocsUi(route.url)) route.helmet = { contentSecurityPolicy: DOCS_CSP };
-  });
-  await fastify.register(helmet, {
-    contentSecurityPolicy: API_CSP,
-    frameguard: { action: 'deny' },
-  });
+  const apiHeaders = await helmetHeaders(API_OPTIONS);
+  const docsHeaders = await helmetHeaders(DOCS_OPTIONS);
   fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(isDocsUi(request.routeOptions.url ?? '') ? docsHeaders : apiHeaders);
     if (!isDocsUi(request.url)) void reply.header('cache-control', 'no-store');
     done();
   });

@@ -284,7 +284,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     } catch (err) {
       // The response still goes out; the key stays in progress until its lock runs out.
       this.logger.error(
-        { err, requestId: request.id },
+        { err, reqId: request.id },
         'could not store the idempotent response; a retry after the lock expires runs again',
       );
     }
@@ -296,9 +296,12 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
 function replay(request: FastifyRequest, reply: FastifyReply, record: IdempotencyRecord): unknown {
   const status = record.responseStatus ?? 200;
   void reply.code(status);
-  for (const [name, value] of Object.entries(record.responseHeaders ?? {})) {
-    void reply.header(name, value);
-  }
+  // The response being replaced may carry a Content-Type the
+  // stored response did not have (a 204).
+  const stored = record.responseHeaders ?? {};
+  for (const name of STORED_HEADERS) if (!(name in stored)) reply.removeHeader(name);
+  reply.removeHeader('etag'); // the replaced response's: etagOnSend tags the stored body
+  for (const [name, value] of Object.entries(stored)) void reply.header(name, value);
   void reply.header('idempotent-replayed', 'true');
   void reply.header('original-request-id', record.requestId);
   const body = record.responseBody;

@@ -1,4 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import type { MetadataStorage } from 'class-validator/types/metadata/MetadataStorage';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { FieldError, ValidationFailedError } from '../errors';
 
 /** What each class-validator constraint means to a client, as a stable code and message. */
@@ -84,6 +87,46 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
+const MEMOIZED = Symbol('billing-api memoized class-validator metadata');
+
+/**
+ * class-validator looks a class's rules up again on every validate(): a scan of every class it
+ * knows (for inherited rules), two filters, and a grouping by property, per object validated.
+ * The rules of a class are fixed once it is defined, so both lookups are remembered here (and
+ * forgotten whenever a rule is added). The results are read-only to class-validator.
+ */
+export function memoizeValidationMetadata(storage: MetadataStorage = getMetadataStorage()): void {
+  const patched = storage as MetadataStorage & { [MEMOIZED]?: true };
+  if (patched[MEMOIZED]) return;
+  patched[MEMOIZED] = true;
+  const lookup = storage.getTargetValidationMetadatas.bind(storage);
+  const group = storage.groupByPropertyName.bind(storage);
+  const add = storage.addValidationMetadata.bind(storage);
+  let lookups = new WeakMap<object, Map<string, ValidationMetadata[]>>();
+  let groupings = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
+  storage.addValidationMetadata = (metadata: ValidationMetadata) => {
+    lookups = new WeakMap();
+    groupings = new WeakMap();
+    add(metadata);
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    const key = `${schema}|${always}|${strictGroups}|${groups?.join(',') ?? ''}`;
+    let byOptions = lookups.get(target);
+    if (!byOptions) {
+      byOptions = new Map<string, ValidationMetadata[]>();
+      lookups.set(target, byOptions);
+    }
+    let found = byOptions.get(key);
+    if (!found) byOptions.set(key, (found = lookup(target, schema, always, strictGroups, groups)));
+    return found;
+  };
+  storage.groupByPropertyName = (metadata: ValidationMetadata[]) => {
+    let grouped = groupings.get(metadata);
+    if (!grouped) groupings.set(metadata, (grouped = group(metadata)));
+    return grouped;
+  };
+}
+
 /**
  * The one validation pipe (registered as APP_PIPE): strips nothing silently, rejects unknown
  * fields, transforms into DTO instances, and reports every problem in the error envelope.
@@ -91,6 +134,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
 @Injectable()
 export class AppValidationPipe extends ValidationPipe {
   constructor() {
+    memoizeValidationMetadata();
     super({
       whitelist: true,
       forbidNonWhitelisted: true,

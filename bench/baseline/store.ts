@@ -1,0 +1,217 @@
+import { monotonicFactory } from 'ulid';
+
+/**
+ * The database work of each benchmark scenario, written straight on the driver: the statements
+ * the service sends (see bench/trace-sql.ts), the rows mapped to the same JSON. What a baseline
+ * server does per request, with no framework, no ORM, no validation library.
+ */
+
+/** A price or plan row as both drivers return it (timestamps as text on SQLite, Date on pg). */
+export type Row = Record<string, unknown>;
+
+export interface Store {
+  /** The organization of a live key with this SHA-256, or null. */
+  authenticate(keyHash: string): Promise<string | null>;
+  getPlan(organizationId: string, id: string): Promise<object | null>;
+  listPlans(organizationId: string, limit: number, offset: number): Promise<object>;
+  /** Merges `patch` into the account's metadata; null when there is no such account. */
+  patchAccountMetadata(
+    organizationId: string,
+    id: string,
+    patch: Record<string, string | number | boolean | null>,
+  ): Promise<object | null>;
+  /** Creates a plan taking the listed free prices; a string says why it was refused. */
+  createPlan(organizationId: string, body: CreatePlanBody): Promise<object | string>;
+  close(): Promise<void>;
+}
+
+export interface CreatePlanBody {
+  name: string;
+  invoiceDisplayName?: string;
+  description?: string | null;
+  productId: string;
+  billingInterval: string;
+  currency?: string;
+  tax?: { behavior?: string; code?: string | null; rate?: string };
+  prices: string[];
+}
+
+const ulid = monotonicFactory();
+
+/** A plan id as the service makes them: `plan_` and a ULID. */
+export function newPlanId(): string {
+  return `plan_${ulid()}`;
+}
+
+export const AUTH_SQL =
+  'SELECT id, organization_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
+
+const PLAN_COLUMNS =
+  'id, organization_id, product_id, name, invoice_display_name, description, billing_interval, currency, tax_behavior, tax_code, tax_rate, created_at, updated_at, deleted_at';
+const PRICE_COLUMNS =
+  'id, organization_id, billable_metric_id, plan_id, plan_position, model, invoice_display_name, properties, created_at, updated_at, deleted_at';
+const ACCOUNT_COLUMNS =
+  'id, organization_id, country_code, bank_name, currency, account_number_encrypted, last4, fingerprint, routing_number, account_holder_name, account_holder_type, status, status_reason, metadata, created_at, updated_at, deleted_at';
+
+export const SQL = {
+  auth: AUTH_SQL,
+  plan: `SELECT ${PLAN_COLUMNS} FROM plans WHERE id = ? AND organization_id = ? LIMIT 1`,
+  pricesOfPlan: `SELECT ${PRICE_COLUMNS} FROM prices WHERE plan_id = ? ORDER BY plan_position ASC`,
+  planPage: `SELECT ${PLAN_COLUMNS} FROM plans WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  planCount: 'SELECT COUNT(1) AS cnt FROM plans WHERE organization_id = ? AND deleted_at IS NULL',
+  pricesOfPlans: (n: number) =>
+    `SELECT ${PRICE_COLUMNS} FROM prices WHERE plan_id IN (${placeholders(n)}) ORDER BY plan_position ASC`,
+  account: `SELECT ${ACCOUNT_COLUMNS} FROM external_bank_accounts WHERE id = ? AND organization_id = ? AND deleted_at IS NULL LIMIT 1`,
+  updateAccount:
+    'UPDATE external_bank_accounts SET account_holder_name = ?, account_holder_type = ?, status = ?, status_reason = ?, metadata = ?, updated_at = ? WHERE id = ?',
+  productExists: 'SELECT 1 FROM products WHERE id = ? AND organization_id = ? LIMIT 1',
+  loadPrices: (n: number) =>
+    `SELECT ${PRICE_COLUMNS.split(', ')
+      .map((c) => `p.${c}`)
+      .join(
+        ', ',
+      )}, bm.product_id AS metric_product_id FROM prices p INNER JOIN billable_metrics bm ON bm.id = p.billable_metric_id WHERE p.id IN (${placeholders(n)}) AND p.organization_id = ?`,
+  insertPlan: `INSERT INTO plans (${PLAN_COLUMNS}) VALUES (${placeholders(14)})`,
+  takePrices: (n: number) =>
+    `UPDATE prices SET plan_id = ?, plan_position = CASE id ${Array.from({ length: n }, (_, i) => `WHEN ? THEN ${i}`).join(' ')} END, updated_at = ? WHERE id IN (${placeholders(n)}) AND organization_id = ? AND plan_id IS NULL AND deleted_at IS NULL`,
+};
+
+export function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** `?` to `$1, $2...` for pg. */
+export function numbered(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+}
+
+function iso(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  // SQLite keeps TypeORM's UTC text: `YYYY-MM-DD HH:mm:ss.SSS`.
+  return `${(value as string).replace(' ', 'T')}Z`;
+}
+
+function json(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+export function priceView(p: Row): object {
+  return {
+    id: p.id,
+    object: 'price',
+    billableMetricId: p.billable_metric_id,
+    model: p.model,
+    invoiceDisplayName: p.invoice_display_name,
+    properties: json(p.properties),
+    planId: p.plan_id,
+    createdAt: iso(p.created_at),
+    updatedAt: iso(p.updated_at),
+    deletedAt: iso(p.deleted_at),
+  };
+}
+
+export function planView(p: Row, prices: Row[]): object {
+  return {
+    id: p.id,
+    object: 'plan',
+    name: p.name,
+    invoiceDisplayName: p.invoice_display_name,
+    description: p.description,
+    billingInterval: p.billing_interval,
+    currency: p.currency,
+    merchantId: p.organization_id,
+    productId: p.product_id,
+    tax: { behavior: p.tax_behavior, code: p.tax_code, rate: p.tax_rate },
+    prices: prices.map(priceView),
+    createdAt: iso(p.created_at),
+    updatedAt: iso(p.updated_at),
+    deletedAt: iso(p.deleted_at),
+  };
+}
+
+export function accountView(a: Row, metadata: Record<string, unknown>): object {
+  return {
+    id: a.id,
+    object: 'externalBankAccount',
+    organizationId: a.organization_id,
+    countryCode: a.country_code,
+    bankName: a.bank_name,
+    currency: a.currency,
+    accountNumber: `****${String(a.last4)}`,
+    routingNumber: a.routing_number,
+    accountHolderName: a.account_holder_name,
+    accountHolderType: a.account_holder_type,
+    last4: a.last4,
+    status: a.status,
+    statusReason: a.status_reason,
+    metadata,
+    createdAt: iso(a.created_at),
+    updatedAt: iso(a.updated_at),
+  };
+}
+
+/** JSON Merge Patch of flat metadata, keys sorted as the service returns them. */
+export function mergeMetadata(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((k) => [k, merged[k]]),
+  );
+}
+
+/** The plan row a create inserts, in PLAN_COLUMNS order. */
+export function newPlanRow(
+  id: string,
+  organizationId: string,
+  body: CreatePlanBody,
+  now: unknown,
+): unknown[] {
+  return [
+    id,
+    organizationId,
+    body.productId,
+    body.name,
+    body.invoiceDisplayName ?? body.name,
+    body.description ?? null,
+    body.billingInterval,
+    body.currency ?? 'USD',
+    body.tax?.behavior ?? 'exclusive',
+    body.tax?.code ?? null,
+    body.tax?.rate ?? '0',
+    now,
+    now,
+    null,
+  ];
+}
+
+/** The inserted plan as a row (PLAN_COLUMNS order), for planView. */
+export function insertedPlan(values: unknown[], now: Date): Row {
+  const row: Row = Object.fromEntries(PLAN_COLUMNS.split(', ').map((c, i) => [c, values[i]]));
+  return { ...row, created_at: now, updated_at: now };
+}
+
+/** The plan rules that need the loaded prices: present, live, free, of the product, one per metric. */
+export function priceProblem(ids: string[], rows: Row[], productId: string): string | null {
+  const byId = new Map(rows.map((r) => [r.id as string, r]));
+  const metrics = new Set<unknown>();
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (!row) return `no price ${id}`;
+    if (row.deleted_at !== null) return `${id} was deleted`;
+    if (row.metric_product_id !== productId) return `${id} is not for this product`;
+    if (metrics.has(row.billable_metric_id)) return `${id} repeats a metric`;
+    if (row.plan_id !== null) return `${id} is in use`;
+    metrics.add(row.billable_metric_id);
+  }
+  return null;
+}

@@ -1,0 +1,174 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, join } from 'node:path';
+import * as ts from 'typescript';
+
+export const ROOT = join(__dirname, '..', '..');
+const BASELINE_SOURCE = join(ROOT, 'bench', 'baseline');
+/** Under dist/ so that the compiled baseline resolves node_modules like the built service. */
+const BASELINE_BUILD = join(ROOT, 'dist', 'bench', 'baseline');
+
+export type TargetKind = 'service' | 'baseline';
+
+/** A server under load, in a child process of its own. */
+export interface Target {
+  kind: TargetKind;
+  url: string;
+  pid: number;
+  /** Resets the peak resident set size (VmHWM) to the current one. */
+  resetPeakMemory(): void;
+  /** Peak resident set size in MB since the last reset (or the start). */
+  peakMemoryMb(): number;
+  /**
+   * Resolves once the process has stopped using CPU: a run's last requests (queued behind the
+   * load that just ended) must not overlap the next run, least of all another process's writes.
+   */
+  waitIdle(): Promise<void>;
+  /** CPU time (user + system) the process has used so far, in milliseconds. */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * Compiles bench/baseline/*.ts to plain JavaScript (no type check, as ts-node --transpile-only
+ * would), so the baseline runs on bare node: no compiler in its memory or its start-up.
+ */
+export function buildBaseline(): string {
+  mkdirSync(BASELINE_BUILD, { recursive: true });
+  for (const file of readdirSync(BASELINE_SOURCE).filter((f) => f.endsWith('.ts'))) {
+    const out = ts.transpileModule(readFileSync(join(BASELINE_SOURCE, file), 'utf8'), {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
+    });
+    writeFileSync(join(BASELINE_BUILD, basename(file, '.ts') + '.js'), out.outputText);
+  }
+  return join(BASELINE_BUILD, 'server.js');
+}
+
+function statusField(pid: number, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+    readFileSync(`/proc/${pid}/status`, 'utf8'),
+  );
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system) the process used so far, in clock ticks. */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+async function waitForIdle(pid: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let last = cpuTicks(pid);
+  let quiet = 0;
+  while (quiet < 2 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = cpuTicks(pid);
+    // At most 1 tick (10 ms) per 100 ms: timers, the idle event loop.
+    quiet = now - last <= 1 ? quiet + 1 : 0;
+    last = now;
+  }
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`server exited with ${child.exitCode}; see ${log}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server did not answer /healthz within 60 s; see ${log}`);
+}
+
+export interface StartOptions {
+  kind: TargetKind;
+  databaseUrl: string;
+  /** Where the child's standard output and error go (the service's request log). */
+  logFile: string;
+  env?: Record<string, string>;
+  /** Extra node flags, such as --cpu-prof. */
+  nodeArgs?: string[];
+  baselineEntry?: string;
+}
+
+/** Starts the built service (node dist/src/main.js) or the compiled baseline on a free port. */
+export async function startTarget(options: StartOptions): Promise<Target> {
+  const port = await freePort();
+  const entry =
+    options.kind === 'service'
+      ? join(ROOT, 'dist', 'src', 'main.js')
+      : (options.baselineEntry ?? buildBaseline());
+  const log = openSync(options.logFile, 'a');
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: options.databaseUrl,
+      ...options.env,
+    },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHealth(url, child, options.logFile);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  const pid = child.pid!;
+  return {
+    kind: options.kind,
+    url,
+    pid,
+    resetPeakMemory: () => {
+      try {
+        writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      } catch {
+        // Not allowed here: the peak then covers the whole life of the process.
+      }
+    },
+    peakMemoryMb: () => statusField(pid, 'VmHWM'),
+    waitIdle: () => waitForIdle(pid),
+    cpuMs: () => cpuTicks(pid) * 10, // USER_HZ is 100 on Linux
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,29 @@
+import { ID_PREFIXES, isIdOf, newId } from './ids';
+
+describe('newId', () => {
+  it('makes ids of the API shape: the prefix and 26 characters of a ULID', () => {
+    const id = newId(ID_PREFIXES.plan);
+    expect(id).toMatch(/^plan_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(isIdOf(ID_PREFIXES.plan, id)).toBe(true);
+  });
+
+  it('never repeats and sorts later ids after earlier ones, thousands per millisecond included', () => {
+    const ids = Array.from({ length: 20_000 }, () => newId(ID_PREFIXES.request));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('draws the random part of each new millisecond from all 32 characters', () => {
+    const characters = new Set<string>();
+    for (let ms = 0; ms < 60; ms++) {
+      const start = Date.now();
+      while (Date.now() === start) {
+        // wait for the next millisecond: its first id gets fresh random characters
+      }
+      const id = newId(ID_PREFIXES.price);
+      for (const c of id.slice(-16)) characters.add(c);
+    }
+    // 960 draws: missing one of 32 characters by chance has a probability below 1e-11.
+    expect(characters.size).toBe(32);
+  });
+});
