@@ -3,10 +3,10 @@ import { Server, Socket, connect, createServer } from 'node:net';
 /**
  * A TCP proxy on loopback between the service and its database, to take the database away
  * without touching the database server (other suites share it):
- * - `cut()`: every connection is reset and new ones are refused, as when the server stops;
+ * - `cut()`: every connection is closed and new ones are refused, as when the server stops;
  * - `blackhole()`: connections stay open but nothing gets through either way, and new ones are
  *   accepted and never answered, as when the network drops packets;
- * - `restore()`: traffic flows again (connections that were blackholed are reset first).
+ * - `restore()`: traffic flows again (connections that were blackholed are closed first).
  */
 export class TcpProxy {
   private server?: Server;
@@ -59,7 +59,7 @@ export class TcpProxy {
     });
   }
 
-  /** Resets every connection and refuses new ones. */
+  /** Closes every connection and refuses new ones. */
   async cut(): Promise<void> {
     this.mode = 'pass';
     const server = this.server;
@@ -68,7 +68,9 @@ export class TcpProxy {
       ? new Promise<void>((resolve) => server.close(() => resolve()))
       : Promise.resolve();
     for (const pair of this.pairs) {
-      pair.client.resetAndDestroy();
+      // destroy(), not resetAndDestroy(): a reset fails on a socket with a pending shutdown and
+      // then never closes its handle, which keeps the test process alive after the suite.
+      pair.client.destroy();
       pair.upstream?.destroy();
     }
     await closed;
@@ -80,12 +82,12 @@ export class TcpProxy {
     for (const pair of this.pairs) pair.dead = true;
   }
 
-  /** Traffic flows again; connections that were blackholed are reset (their bytes are lost). */
+  /** Traffic flows again; connections that were blackholed are closed (their bytes are lost). */
   async restore(): Promise<void> {
     this.mode = 'pass';
     for (const pair of this.pairs) {
       if (pair.dead) {
-        pair.client.resetAndDestroy();
+        pair.client.destroy();
         pair.upstream?.destroy();
       }
     }
