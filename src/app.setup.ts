@@ -77,13 +77,19 @@ export async function createApp(
       abortOnError: false,
     },
   );
-  app.useLogger(app.get(Logger));
-  registerRequestLog(app.getHttpAdapter().getInstance(), logger);
-  configureHttp(app);
-  await installGuarantees(app);
-  setupDocs(app);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  try {
+    app.useLogger(app.get(Logger));
+    registerRequestLog(app.getHttpAdapter().getInstance(), logger);
+    configureHttp(app);
+    await installGuarantees(app);
+    setupDocs(app);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  } catch (err) {
+    // A start-up check failed: let go of the database connections before reporting it.
+    await app.close().catch(() => undefined);
+    throw err;
+  }
   return app;
 }
 
@@ -151,7 +157,7 @@ function configureHttp(app: NestFastifyApplication): void {
 
 /**
  * The platform guarantees of API.md section 6, as Fastify hooks on every route (the idempotency
- * claim itself is a global Nest interceptor, IdempotencyInterceptor). Order matters:
+ * claim itself is IdempotencyInterceptor, on every write route by @Idempotent()). Order matters:
  * onRequest: request id, security headers, then the rate limit, so a 429 carries both;
  * preSerialization: the ETag of a resource the handler returned; onSend: an idempotent replay
  * or the storing of a response first, then the ETag of a replayed body and If-None-Match.

@@ -16,6 +16,7 @@ import { BillableMetricListResponse, BillableMetricResponse } from './dto/billab
 import { CreateBillableMetricDto } from './dto/create-billable-metric.dto';
 import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.dto';
 import { UpdateBillableMetricDto } from './dto/update-billable-metric.dto';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
 @ApiTags('Billable metrics')
 @ApiCommonResponses()
@@ -24,6 +25,7 @@ export class BillableMetricsController {
   constructor(private readonly metrics: BillableMetricsService) {}
 
   @Post()
+  @Idempotent()
   @ApiOperation({
     summary: 'Create a billable metric',
     description:
@@ -52,6 +54,7 @@ export class BillableMetricsController {
   }
 
   @Patch(':id')
+  @Idempotent()
   @ApiOperation({
     summary: 'Update a billable metric',
     description:

@@ -16,6 +16,7 @@ import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductListResponse, ProductResponse } from './dto/product.response';
 import { UpdateProductDto } from './dto/update-product.dto';
 import { ProductsService } from './products.service';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
 const forbiddenMerchant = ApiForbiddenResponse({
   type: ErrorEnvelope,
@@ -29,6 +30,7 @@ export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
   @Post()
+  @Idempotent()
   @ApiOperation({ summary: 'Create a product' })
   @ApiCreatedResponse({ type: ProductResponse, description: 'The new product' })
   @forbiddenMerchant
@@ -53,6 +55,7 @@ export class ProductsController {
   }
 
   @Patch(':id')
+  @Idempotent()
   @ApiOperation({
     summary: 'Update a product',
     description: 'Changes name, description and metadata (merged key by key; null removes a key).',

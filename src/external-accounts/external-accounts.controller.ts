@@ -14,6 +14,7 @@ import {
   ApiUpdateExternalAccount,
 } from './external-accounts.api-docs';
 import { ExternalAccountsService } from './external-accounts.service';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
 @ApiTags('External bank accounts')
 @ApiCommonResponses()
@@ -22,6 +23,7 @@ export class ExternalAccountsController {
   constructor(private readonly accounts: ExternalAccountsService) {}
 
   @Post()
+  @Idempotent()
   @ApiCreateExternalAccount()
   create(@CurrentOrganization() org: string, @Body() body: CreateExternalAccountDto) {
     return this.accounts.create(org, body);
@@ -40,6 +42,7 @@ export class ExternalAccountsController {
   }
 
   @Patch(':id')
+  @Idempotent()
   @ApiUpdateExternalAccount()
   update(
     @CurrentOrganization() org: string,
@@ -51,6 +54,7 @@ export class ExternalAccountsController {
   }
 
   @Delete(':id')
+  @Idempotent()
   @ApiDeleteExternalAccount()
   remove(@CurrentOrganization() org: string, @Param('id') id: string, @IfMatch() ifMatch?: string) {
     return this.accounts.remove(org, id, ifMatch);

@@ -22,6 +22,7 @@ import { PlanListResponse, PlanResponse } from './dto/plan.response';
 import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { UpdatePlanDto } from './dto/update-plan.dto';
 import { PlansService } from './plans.service';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
 const IF_MATCH = ApiHeader({
   name: 'If-Match',
@@ -41,6 +42,7 @@ export class PlansController {
    * your organization, and for a different billable metric of the plan's product.
    */
   @Post()
+  @Idempotent()
   @ApiBody({
     type: CreatePlanDto,
     examples: {
@@ -86,6 +88,7 @@ export class PlansController {
 
   /** Update a plan: tax is merged per key; prices is the new full list (dropped prices become free). */
   @Patch(':id')
+  @Idempotent()
   @IF_MATCH
   @ApiOkResponse({ type: PlanResponse, description: 'Plan updated successfully' })
   @ApiNotFound('plan')
@@ -102,6 +105,7 @@ export class PlansController {
 
   /** Delete a plan and its prices (soft: deletedAt set); deleting it again answers the same. */
   @Delete(':id')
+  @Idempotent()
   @IF_MATCH
   @ApiOkResponse({ type: PlanResponse, description: 'The deleted plan, deletedAt set' })
   @ApiNotFound('plan')

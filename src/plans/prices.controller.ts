@@ -31,6 +31,7 @@ import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { PriceListResponse, PriceResponse } from './dto/price.response';
 import { UpdatePriceDto } from './dto/update-price.dto';
 import { PricesService } from './prices.service';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
 const IF_MATCH = ApiHeader({
   name: 'If-Match',
@@ -47,6 +48,7 @@ export class PricesController {
 
   /** Create a price for a billable metric; it is free (planId null) until a plan lists it. */
   @Post()
+  @Idempotent()
   @ApiCreatedResponse({ type: PriceResponse, description: 'Price created successfully' })
   async create(
     @CurrentOrganization() org: string,
@@ -78,6 +80,7 @@ export class PricesController {
 
   /** Update a price's invoiceDisplayName or properties (properties are replaced as a whole). */
   @Patch(':id')
+  @Idempotent()
   @IF_MATCH
   @ApiOkResponse({ type: PriceResponse, description: 'Price updated successfully' })
   @ApiNotFound('price')
@@ -94,6 +97,7 @@ export class PricesController {
 
   /** Delete a price that is in no live plan (409 PRICE_IN_USE otherwise). */
   @Delete(':id')
+  @Idempotent()
   @HttpCode(204)
   @IF_MATCH
   @ApiNoContentResponse({ description: 'Price deleted (or already deleted)' })

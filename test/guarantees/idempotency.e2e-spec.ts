@@ -1,3 +1,4 @@
+import { Controller, Get, Module, Post } from '@nestjs/common';
 import { IdempotencyRecord } from '../../src/common/idempotency/idempotency-record.entity';
 import { IdempotencyService } from '../../src/common/idempotency/idempotency.service';
 import { TEST_DIALECT } from '../helpers/test-database';
@@ -378,6 +379,30 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       expect(deleted).toBeGreaterThanOrEqual(1);
       expect(await recordOf(tenant.organizationId, expired)).toBeNull();
       expect(await recordOf(tenant.organizationId, live)).not.toBeNull();
+    });
+  });
+
+  describe('every write route honours the header', () => {
+    @Controller('v0/forgotten')
+    class ForgottenController {
+      @Get()
+      list() {
+        return [];
+      }
+
+      @Post()
+      create() {
+        return {};
+      }
+    }
+
+    @Module({ controllers: [ForgottenController] })
+    class ForgottenModule {}
+
+    it('the service refuses to start with a /v0 write route that lacks @Idempotent()', async () => {
+      await expect(startTestApp({}, { extraModules: [ForgottenModule] })).rejects.toThrow(
+        'Write routes without @Idempotent(): ForgottenController.create.',
+      );
     });
   });
 });

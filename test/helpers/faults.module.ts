@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import { ConflictError } from '../../src/common/errors';
 import { IsDecimalString, IsName } from '../../src/common/validation/decorators';
 import { Database } from '../../src/database/database.service';
+import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 
 class NestedDto {
   @IsDecimalString()
@@ -31,6 +32,7 @@ class FaultsController {
   constructor(private readonly db: Database) {}
 
   @Post('echo')
+  @Idempotent()
   echo(@Body() body: EchoDto) {
     return body;
   }

@@ -28,6 +28,7 @@ import { ListQueryDto, toListResponse } from '../../src/common/dto/list-query.dt
 import { IsMetadata, IsName, IsOptionalNotNull } from '../../src/common/validation/decorators';
 import { JSON_COLUMN, TIMESTAMP } from '../../src/database/column-types';
 import { Database } from '../../src/database/database.service';
+import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 
 /**
  * A test-only resource with the shape of the product's (create 201 with Location, get, list,
@@ -244,6 +245,7 @@ class WidgetsController {
   constructor(private readonly widgets: WidgetsService) {}
 
   @Post()
+  @Idempotent()
   @ApiCreatedResponse({ type: WidgetResponse })
   async create(
     @CurrentOrganization() org: string,
@@ -267,6 +269,7 @@ class WidgetsController {
   }
 
   @Patch(':id')
+  @Idempotent()
   @ApiOkResponse({ type: WidgetResponse })
   update(
     @CurrentOrganization() org: string,
@@ -278,11 +281,13 @@ class WidgetsController {
   }
 
   @Delete(':id')
+  @Idempotent()
   remove(@CurrentOrganization() org: string, @Param('id') id: string, @IfMatch() ifMatch?: string) {
     return this.widgets.remove(org, id, ifMatch);
   }
 
   @Delete(':id/metadata')
+  @Idempotent()
   @HttpCode(204)
   clearMetadata(@CurrentOrganization() org: string, @Param('id') id: string) {
     return this.widgets.clearMetadata(org, id);

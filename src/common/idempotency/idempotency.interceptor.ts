@@ -8,8 +8,8 @@ import { IDEMPOTENT_METHODS, parseIdempotencyKey } from './idempotency-key';
 import { IdempotencyService } from './idempotency.service';
 
 /**
- * Global interceptor (APP_INTERCEPTOR): every POST, PATCH and DELETE under /v0 that carries an
- * Idempotency-Key claims it before the handler runs. Interceptors run after the guard, so the
+ * The interceptor of @Idempotent() routes (every POST, PATCH and DELETE under /v0): a request
+ * that carries an Idempotency-Key claims it before the handler runs. Interceptors run after the guard, so the
  * organization is known, and before the validation pipe, so a 400 is stored like any 4xx.
  */
 @Injectable()
