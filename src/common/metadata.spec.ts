@@ -1,5 +1,5 @@
 import { ValidationFailedError } from './errors';
-import { mergeMetadata, validateMetadata } from './metadata';
+import { mergeMetadata, sortedMetadata, validateMetadata } from './metadata';
 
 describe('validateMetadata', () => {
   it('accepts a flat object of strings, numbers and booleans', () => {
@@ -40,5 +40,19 @@ describe('mergeMetadata', () => {
     const current = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
     expect(() => mergeMetadata(current, { extra: 1 })).toThrow(ValidationFailedError);
     expect(mergeMetadata(current, { extra: 1, k0: null })).toHaveProperty('extra', 1);
+  });
+});
+
+describe('sortedMetadata', () => {
+  it('gives the same JSON for the same keys in any order (jsonb reorders them)', () => {
+    const a = sortedMetadata({ zeta: 1, alpha: 'x', '10': true, '9': 'n', Beta: 2 });
+    const b = sortedMetadata({ Beta: 2, '9': 'n', alpha: 'x', '10': true, zeta: 1 });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(Object.keys(a)).toEqual(['9', '10', 'Beta', 'alpha', 'zeta']);
+  });
+
+  it('returns metadata that is already in order as it is', () => {
+    const inOrder = { a: 1, b: 2 };
+    expect(sortedMetadata(inOrder)).toBe(inOrder);
   });
 });

@@ -60,3 +60,18 @@ export function mergeMetadata(
   }
   return merged;
 }
+
+/**
+ * Metadata keys in a fixed order (code-unit order; index-like keys first, as JavaScript
+ * enumerates them), so SQLite text and PostgreSQL jsonb, which reorders keys, read back as the
+ * same JSON. Every view that shows metadata uses it: ETags hash the serialized view.
+ */
+export function sortedMetadata(metadata: Metadata): Metadata {
+  const keys = Object.keys(metadata);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] < keys[i];
+  if (sorted) return metadata;
+  const out: Metadata = {};
+  for (const key of keys.sort()) out[key] = metadata[key];
+  return out;
+}

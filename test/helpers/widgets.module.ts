@@ -23,7 +23,7 @@ import { CurrentOrganization } from '../../src/auth/current-organization.decorat
 import { NotFoundError } from '../../src/common/errors';
 import { ApiCommonResponses } from '../../src/common/http/api-docs';
 import { IfMatch, assertIfMatch } from '../../src/common/http/etag';
-import { Metadata, MetadataPatch, mergeMetadata } from '../../src/common/metadata';
+import { Metadata, MetadataPatch, mergeMetadata, sortedMetadata } from '../../src/common/metadata';
 import { ListQueryDto, toListResponse } from '../../src/common/dto/list-query.dto';
 import { IsMetadata, IsName, IsOptionalNotNull } from '../../src/common/validation/decorators';
 import { JSON_COLUMN, TIMESTAMP } from '../../src/database/column-types';
@@ -122,7 +122,7 @@ function toView(w: Widget): WidgetView {
     id: w.id,
     object: 'widget',
     name: w.name,
-    metadata: w.metadata,
+    metadata: sortedMetadata(w.metadata),
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };

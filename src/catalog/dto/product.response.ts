@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Metadata } from '../../common/metadata';
+import { Metadata, sortedMetadata } from '../../common/metadata';
 import { Product } from '../entities/product.entity';
 import { metadataSchema } from './metadata.doc';
 import { PaginationResponse } from '../../common/dto/pagination.response';
@@ -46,13 +46,6 @@ export class ProductListResponse {
 
   @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
-}
-
-/** Metadata keys in a fixed order, so SQLite text and PostgreSQL jsonb read back identically. */
-function sortedMetadata(metadata: Metadata): Metadata {
-  return Object.fromEntries(
-    Object.entries(metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
 }
 
 export function toProductResponse(product: Product): ProductResponse {

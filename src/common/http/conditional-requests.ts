@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagOf } from './etag';
+import { etagOfJson } from './etag';
 
 const ETAG_METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']);
 
@@ -21,18 +21,18 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
 }
 
-/** Replies whose object body etagPreSerialization has looked at. */
-const inspected = new WeakSet<FastifyReply>();
+/** Replies whose object body etagPreSerialization has looked at, and what it found. */
+const inspected = new WeakMap<FastifyReply, 'resource' | 'other'>();
 
 function taggable(request: FastifyRequest, reply: FastifyReply): boolean {
   return ETAG_METHODS.has(request.method) && (reply.statusCode === 200 || reply.statusCode === 201);
 }
 
 /**
- * Fastify preSerialization hook (API.md section 6): a 200/201 whose body is one resource gets
- * `ETag: etagOf(body)`, the same function services use in assertIfMatch, so a tag read from a
- * GET (or a POST, PATCH or DELETE) matches inside the service. Computed from the object the
- * handler returned, before it is serialized, so the JSON is never parsed back.
+ * Fastify preSerialization hook (API.md section 6): notes whether a 200/201 body is one resource.
+ * The tag itself is computed in etagOnSend from the text Fastify serialized, with etagOfJson, the
+ * function behind the services' etagOf(view): views serialize canonically (see etag.ts), so a
+ * tag read from a GET (or a POST, PATCH or DELETE) matches inside the service.
  */
 export function etagPreSerialization(
   request: FastifyRequest,
@@ -41,16 +41,32 @@ export function etagPreSerialization(
   done: (err: Error | null, payload?: unknown) => void,
 ): void {
   if (taggable(request, reply)) {
-    inspected.add(reply);
-    if (isSingleResource(payload)) void reply.header('etag', etagOf(payload));
+    inspected.set(reply, isSingleResource(payload) ? 'resource' : 'other');
   }
   done(null, payload);
 }
 
+/** Whether a body that went out as text (an idempotent replay) is one resource. */
+function isSingleResourceText(reply: FastifyReply, payload: unknown): payload is string {
+  if (
+    typeof payload !== 'string' ||
+    !payload.startsWith('{') ||
+    !String(reply.getHeader('content-type')).startsWith('application/json')
+  ) {
+    return false;
+  }
+  try {
+    return isSingleResource(JSON.parse(payload));
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Fastify onSend hook, after the idempotency hook: a body that went out as text (an idempotent
- * replay) gets its ETag here, from the parsed JSON. Then a GET whose If-None-Match holds the
- * current tag answers 304 without a body.
+ * Fastify onSend hook, after the idempotency hook: a 200/201 whose body is one resource gets
+ * `ETag: etagOfJson(body text)`, whether the handler returned it or it is an idempotent replay
+ * stored as text. Then a GET whose If-None-Match holds the current tag answers 304 without a
+ * body.
  */
 export function etagOnSend(
   request: FastifyRequest,
@@ -59,27 +75,11 @@ export function etagOnSend(
   done: (err: Error | null, payload?: unknown) => void,
 ): void {
   if (!taggable(request, reply)) return done(null, payload);
-  let etag = reply.getHeader('etag') as string | undefined;
-  if (etag === undefined) {
-    // Already seen as an object (a list, say): nothing to tag, no need to parse it back.
-    if (inspected.has(reply)) return done(null, payload);
-    if (
-      typeof payload !== 'string' ||
-      !payload.startsWith('{') ||
-      !String(reply.getHeader('content-type')).startsWith('application/json')
-    ) {
-      return done(null, payload);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(payload);
-    } catch {
-      return done(null, payload);
-    }
-    if (!isSingleResource(body)) return done(null, payload);
-    etag = etagOf(body);
-    void reply.header('etag', etag);
-  }
+  const seen = inspected.get(reply);
+  const resource = seen === undefined ? isSingleResourceText(reply, payload) : seen === 'resource';
+  if (!resource || typeof payload !== 'string') return done(null, payload);
+  const etag = etagOfJson(payload);
+  void reply.header('etag', etag);
   const ifNoneMatch = request.headers['if-none-match'];
   if (
     (request.method === 'GET' || request.method === 'HEAD') &&

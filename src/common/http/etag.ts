@@ -1,77 +1,24 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors';
 
 /**
- * ETags are a hash of a resource's JSON representation, so any change a client could see
- * changes the tag. Services compare If-Match against the current representation inside the
- * transaction that writes, after locking the row, so the check and the write are one step.
+ * ETags are a hash of a resource's JSON representation as it is sent, so any change a client
+ * could see changes the tag. That text is canonical because every view is: its fields are
+ * written in a fixed order by its mapper (toPlanResponse, ...), metadata keys come sorted
+ * (sortedMetadata) and price properties in their model's order (canonicalProperties), so a
+ * resource read back from PostgreSQL's jsonb, which reorders keys, serializes exactly as the
+ * response that wrote it. Services compare If-Match against the current representation inside
+ * the transaction that writes, after locking the row, so the check and the write are one step.
  */
 export function etagOf(view: unknown): string {
-  return `"${createHash('sha256').update(canonicalJson(view)).digest('base64url').slice(0, 32)}"`;
+  return etagOfJson(JSON.stringify(view));
 }
 
-/** Canonical array-index keys ("0", "7", "42"), which JavaScript orders first, by value. */
-function isIndexKey(key: string): boolean {
-  const first = key.charCodeAt(0);
-  return first >= 48 && first <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
-}
-
-/**
- * The order canonicalJson puts keys in: as `Object.fromEntries` of the keys sorted would
- * enumerate them (index-like keys first by value, the others by code unit), so tags stay the
- * same as when it was computed that way.
- */
-function keyOrder(a: string, b: string): number {
-  const ai = isIndexKey(a);
-  const bi = isIndexKey(b);
-  if (ai || bi) return ai && bi ? Number(a) - Number(b) : ai ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function canonical(value: unknown, key: string): string | undefined {
-  if (value !== null && typeof value === 'object' && 'toJSON' in value) {
-    const { toJSON } = value;
-    if (typeof toJSON === 'function') value = (toJSON as (key: string) => unknown).call(value, key);
-  }
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return JSON.stringify(value);
-    case 'object': {
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) {
-          out += `${i > 0 ? ',' : ''}${canonical(value[i], String(i)) ?? 'null'}`;
-        }
-        return `${out}]`;
-      }
-      const record = value as Record<string, unknown>;
-      let out = '{';
-      for (const k of Object.keys(record).sort(keyOrder)) {
-        const v = canonical(record[k], k);
-        if (v !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${v}`;
-      }
-      return `${out}}`;
-    }
-    case 'bigint':
-      return JSON.stringify(value); // throws, as JSON.stringify does
-    default:
-      return undefined; // undefined, functions and symbols: left out, as JSON.stringify does
-  }
-}
-
-/**
- * JSON with object keys sorted at every depth: PostgreSQL's jsonb does not keep key order, so
- * the same resource read back must hash the same as the response that created it. Otherwise
- * exactly JSON.stringify (toJSON, undefined left out or null in arrays), written out by hand:
- * a replacer that rebuilds every object costs twice as much, and the ETag is on every response.
- */
-export function canonicalJson(value: unknown): string {
-  return canonical(value, '') as string;
+/** The ETag of a representation already serialized (what Fastify sends). */
+export function etagOfJson(json: string): string {
+  return `"${hash('sha256', json, 'base64url').slice(0, 32)}"`;
 }
 
 /** Throws 412 precondition_failed when an If-Match header does not match the current view. */

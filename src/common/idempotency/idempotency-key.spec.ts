@@ -1,5 +1,5 @@
 import { ValidationFailedError } from '../errors';
-import { canonicalJson, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
+import { parseIdempotencyKey, requestFingerprint } from './idempotency-key';
 
 describe('parseIdempotencyKey', () => {
   it('returns undefined when there is no header', () => {
@@ -27,20 +27,6 @@ describe('parseIdempotencyKey', () => {
       expect((err as ValidationFailedError).code).toBe('INVALID_IDEMPOTENCY_KEY');
       expect((err as ValidationFailedError).errors?.[0].field).toBe('Idempotency-Key');
     }
-  });
-});
-
-describe('canonicalJson', () => {
-  it('sorts object keys at every level and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, 1], c: null } })).toBe(
-      '{"a":{"c":null,"d":[3,1]},"b":1}',
-    );
-    expect(canonicalJson([{ b: 1, a: 2 }])).toBe('[{"a":2,"b":1}]');
-  });
-
-  it('gives an absent body the empty string, unlike an empty object', () => {
-    expect(canonicalJson(undefined)).toBe('');
-    expect(canonicalJson({})).toBe('{}');
   });
 });
 

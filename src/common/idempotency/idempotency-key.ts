@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json';
 import { ValidationFailedError } from '../errors';
 
 /** The methods an Idempotency-Key applies to; on GET (safe by definition) it is ignored. */
@@ -24,20 +25,6 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
     ],
     'The Idempotency-Key header is invalid',
     'INVALID_IDEMPOTENCY_KEY',
-  );
-}
-
-/** JSON with object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` match. */
-export function canonicalJson(value: unknown): string {
-  if (value === undefined) return '';
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, (v as Record<string, unknown>)[k]]),
-        )
-      : v,
   );
 }
 

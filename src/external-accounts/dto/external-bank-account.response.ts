@@ -1,7 +1,7 @@
 import { PaginationResponse } from '../../common/dto/pagination.response';
 import { ApiProperty } from '@nestjs/swagger';
 import { ID_PREFIXES } from '../../common/ids';
-import { Metadata } from '../../common/metadata';
+import { Metadata, sortedMetadata } from '../../common/metadata';
 import { ACCOUNT_STATUSES, AccountStatus } from '../account-status';
 import {
   ACCOUNT_HOLDER_TYPES,
@@ -90,15 +90,6 @@ export class ExternalBankAccountListResponse {
 
   @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
-}
-
-/** Metadata keys in a fixed order, so SQLite text and PostgreSQL jsonb give the same JSON (and ETag). */
-function sortedMetadata(metadata: Metadata): Metadata {
-  return Object.fromEntries(
-    Object.keys(metadata)
-      .sort()
-      .map((k) => [k, metadata[k]]),
-  );
 }
 
 export function toExternalBankAccountResponse(
