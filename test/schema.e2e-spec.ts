@@ -324,6 +324,96 @@ describe(`schema (${TEST_DIALECT})`, () => {
       ]);
     });
   });
+
+  describe('migration 1763700007000 (plan counts)', () => {
+    const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
+    const index = migrations.findIndex((m) => m.name === 'PlanCounts1763700007000');
+    let database: TestDatabase;
+    let dataSource: DataSource | undefined;
+
+    async function open(count: number): Promise<DataSource> {
+      await dataSource?.destroy();
+      const config = parseDatabaseUrl(database.url);
+      if (typeof config === 'string') throw new Error(config);
+      dataSource = new DataSource({
+        ...dataSourceOptions(config),
+        entities: [],
+        migrations: migrations.slice(0, count),
+      });
+      return dataSource.initialize();
+    }
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await dataSource?.destroy();
+      await database.drop();
+    });
+
+    it('counts the plans already stored, per organization, product and state', async () => {
+      expect(index).toBeGreaterThan(0);
+      let ds = await open(index);
+      await ds.runMigrations({ transaction: 'each' });
+      const now = '2025-01-02 03:04:05.678';
+      await ds.query(
+        insert('organizations', { id: 'org_1', name: 'One', created_at: now, updated_at: now }),
+      );
+      for (const id of ['prod_1', 'prod_2']) {
+        await ds.query(
+          insert('products', {
+            id,
+            organization_id: 'org_1',
+            name: 'API',
+            description: null,
+            metadata: '{}',
+            created_at: now,
+            updated_at: now,
+          }),
+        );
+      }
+      const plans: [string, string | null][] = [
+        ['prod_1', null],
+        ['prod_1', null],
+        ['prod_1', now],
+        ['prod_2', null],
+      ];
+      for (const [i, [product, deletedAt]] of plans.entries()) {
+        await ds.query(
+          insert('plans', {
+            id: `plan_${i}`,
+            organization_id: 'org_1',
+            product_id: product,
+            name: 'Pro',
+            invoice_display_name: 'Pro',
+            description: null,
+            billing_interval: 'monthly',
+            currency: 'USD',
+            tax_behavior: 'exclusive',
+            tax_code: null,
+            tax_rate: '0',
+            created_at: now,
+            updated_at: now,
+            deleted_at: deletedAt,
+          }),
+        );
+      }
+      ds = await open(index + 1);
+      await ds.runMigrations({ transaction: 'each' });
+      const rows: { product_id: string; deleted: number | string; plans: number | string }[] =
+        await ds.query(
+          'SELECT "product_id", "deleted", SUM("plans") AS "plans" FROM "plan_counts" ' +
+            'GROUP BY "product_id", "deleted" ORDER BY "product_id", "deleted"',
+        );
+      expect(rows.map((r) => [r.product_id, Number(r.deleted), Number(r.plans)])).toEqual([
+        ['prod_1', 0, 2],
+        ['prod_1', 1, 1],
+        ['prod_2', 0, 1],
+      ]);
+      await ds.undoLastMigration({ transaction: 'each' });
+      expect(await tableNames(ds)).not.toContain('plan_counts');
+    });
+  });
 });
 
 function bankAccount(id: string, organizationId: string, now: string) {

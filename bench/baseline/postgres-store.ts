@@ -1,5 +1,5 @@
 import { Pool, PoolClient } from 'pg';
-import { newPlanId } from './store';
+import { countSlot, newPlanId } from './store';
 import {
   CreatePlanBody,
   Row,
@@ -121,6 +121,7 @@ export function postgresStore(url: string): Store {
           organizationId,
         ]);
         if (taken.rowCount !== ids.length) throw new Error('a price was taken meanwhile');
+        await q(c, SQL.countPlan, [organizationId, body.productId, countSlot()]);
         const byId = new Map(rows.map((r) => [r.id, r]));
         const prices = ids.map((id, i) => ({
           ...byId.get(id),

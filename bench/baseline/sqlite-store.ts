@@ -1,5 +1,5 @@
 import Sqlite from 'better-sqlite3';
-import { newPlanId } from './store';
+import { countSlot, newPlanId } from './store';
 import {
   CreatePlanBody,
   Row,
@@ -54,6 +54,7 @@ export function sqliteStore(path: string): Store {
       organizationId,
     );
     if (taken.changes !== ids.length) throw new Error('a price was taken meanwhile');
+    stmt(SQL.countPlan).run(organizationId, body.productId, countSlot());
     const byId = new Map(rows.map((r) => [r.id, r]));
     const prices = ids.map((id, i) => ({
       ...byId.get(id),

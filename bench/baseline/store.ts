@@ -38,6 +38,11 @@ export interface CreatePlanBody {
 
 const ulid = monotonicFactory();
 
+/** The slot of plan_counts a create adds to, as the service picks it. */
+export function countSlot(): number {
+  return Math.floor(Math.random() * 16);
+}
+
 /** A plan id as the service makes them: `plan_` and a ULID. */
 export function newPlanId(): string {
   return `plan_${ulid()}`;
@@ -58,7 +63,10 @@ export const SQL = {
   plan: `SELECT ${PLAN_COLUMNS} FROM plans WHERE id = ? AND organization_id = ? LIMIT 1`,
   pricesOfPlan: `SELECT ${PRICE_COLUMNS} FROM prices WHERE plan_id = ? ORDER BY plan_position ASC`,
   planPage: `SELECT ${PLAN_COLUMNS} FROM plans WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-  planCount: 'SELECT COUNT(1) AS cnt FROM plans WHERE organization_id = ? AND deleted_at IS NULL',
+  planCount:
+    'SELECT COALESCE(SUM(plans), 0) AS cnt FROM plan_counts WHERE organization_id = ? AND deleted = 0',
+  countPlan:
+    'INSERT INTO plan_counts (organization_id, product_id, deleted, slot, plans) VALUES (?, ?, 0, ?, 1) ON CONFLICT (organization_id, product_id, deleted, slot) DO UPDATE SET plans = plan_counts.plans + excluded.plans',
   pricesOfPlans: (n: number) =>
     `SELECT ${PRICE_COLUMNS} FROM prices WHERE plan_id IN (${placeholders(n)}) ORDER BY plan_position ASC`,
   account: `SELECT ${ACCOUNT_COLUMNS} FROM external_bank_accounts WHERE id = ? AND organization_id = ? AND deleted_at IS NULL LIMIT 1`,

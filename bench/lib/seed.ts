@@ -168,6 +168,12 @@ export async function seedPlans(
     await sql.insertRows('prices', PRICE_COLUMNS, prices);
     onProgress?.(Math.min(count, first + chunk));
   }
+  // The counts the service keeps with each create (PlanCount), as its migration fills them.
+  await sql.run(
+    'INSERT INTO plan_counts (organization_id, product_id, deleted, slot, plans) VALUES (?, ?, 0, 0, ?) ' +
+      'ON CONFLICT (organization_id, product_id, deleted, slot) DO UPDATE SET plans = plan_counts.plans + excluded.plans',
+    [tenant.organizationId, tenant.productId, count],
+  );
 }
 
 /** `count` sets of three free prices (one per metric): the prices list of one POST /v0/plans. */

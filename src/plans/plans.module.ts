@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PlanCount } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
 import { PlansController } from './plans.controller';
@@ -9,7 +10,7 @@ import { PricesService } from './prices.service';
 
 /** Plans and their prices (API.md sections 5.3 and 5.4): Plan one-to-many Price. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Plan, Price])],
+  imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price])],
   controllers: [PlansController, PricesController],
   providers: [PlansService, PricesService],
 })

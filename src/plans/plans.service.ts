@@ -10,6 +10,7 @@ import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { PlanResponse } from './dto/plan.response';
 import { UpdatePlanDto } from './dto/update-plan.dto';
+import { PLAN_COUNT_SLOTS } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
 import { PriceCandidate, assertPricesUsable, checkPriceIdList } from './plan-price-list';
@@ -96,6 +97,7 @@ export class PlansService {
       await this.db.execute(m, this.sql.plans.insertSql, this.sql.plans.values(plan));
       const prices = priceIds.map((id) => found.get(id)!);
       await this.attach(m, plan, prices, new Map(), now);
+      await this.count(m, plan, 0, +1);
       return toPlanResponse(plan, prices);
     });
   }
@@ -201,9 +203,25 @@ export class PlansService {
         { planId: plan.id, deletedAt: IsNull() },
         { deletedAt: now, updatedAt: now },
       );
+      await this.count(m, plan, 0, -1);
+      await this.count(m, plan, 1, +1);
       for (const price of prices) Object.assign(price, { deletedAt: now, updatedAt: now });
       return toPlanResponse({ ...plan, deletedAt: now, updatedAt: now }, prices);
     });
+  }
+
+  /**
+   * Moves the plan count of `plan`'s organization and product (live: 0, deleted: 1) by `delta`,
+   * in the transaction that creates or deletes the plan, as its last statement (the row lock it
+   * takes on PostgreSQL is held for the shortest time). A random slot: see PlanCount.
+   */
+  private async count(m: EntityManager, plan: Plan, deleted: 0 | 1, delta: number): Promise<void> {
+    await this.db.execute(m, this.sql.countChange(deleted), [
+      plan.organizationId,
+      plan.productId,
+      Math.floor(Math.random() * PLAN_COUNT_SLOTS),
+      delta,
+    ]);
   }
 
   /** Validates the new list, frees the prices left out, takes the new ones and reorders. */
@@ -365,6 +383,12 @@ function planStatements(db: Database) {
     prices,
     plan,
     planForUpdate: db.isPostgres ? `${plan} FOR UPDATE` : plan,
+    /** Adds a delta to one slot of a count; parameters: organization, product, slot, delta. */
+    countChange: (deleted: 0 | 1) =>
+      'INSERT INTO "plan_counts" ("organization_id", "product_id", "deleted", "slot", "plans") ' +
+      `VALUES (?, ?, ${deleted}, ?, ?) ` +
+      'ON CONFLICT ("organization_id", "product_id", "deleted", "slot") ' +
+      'DO UPDATE SET "plans" = "plan_counts"."plans" + excluded."plans"',
     productExists:
       'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? LIMIT 1',
     pricesOfPlan: `SELECT ${prices.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
@@ -389,7 +413,11 @@ function planStatements(db: Database) {
           (liveOnly ? ' AND "deleted_at" IS NULL' : '');
         filter = {
           page: `SELECT ${plans.columnList()} FROM "plans" WHERE ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT ? OFFSET ?`,
-          count: `SELECT COUNT(*) AS "total" FROM "plans" WHERE ${where}`,
+          // The total from the maintained counts (PlanCount): a few rows, not every plan.
+          count:
+            'SELECT COALESCE(SUM("plans"), 0) AS "total" FROM "plan_counts" WHERE "organization_id" = ?' +
+            (byProduct ? ' AND "product_id" = ?' : '') +
+            (liveOnly ? ' AND "deleted" = 0' : ''),
         };
         listFilters.set(key, filter);
       }

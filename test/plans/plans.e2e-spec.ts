@@ -1,3 +1,4 @@
+import { IsNull } from 'typeorm';
 import { BillableMetric } from '../../src/catalog/entities/billable-metric.entity';
 import { Product } from '../../src/catalog/entities/product.entity';
 import { etagOf } from '../../src/common/http/etag';
@@ -643,6 +644,71 @@ describe(`plans (${TEST_DIALECT})`, () => {
       expect(byMerchant.body.pagination.total).toBe(4);
       const foreign = await list(`?productId=${otherProduct.id}`).expect(200);
       expect(foreign.body).toEqual({ data: [], pagination: { limit: 10, offset: 0, total: 0 } });
+    });
+
+    /** What a COUNT over the plans themselves says, for the same filters as a list. */
+    const counted = (productId?: string, includeDeleted = false) =>
+      t.db.read((m) =>
+        m.count(Plan, {
+          where: {
+            organizationId: acme.organizationId,
+            ...(productId ? { productId } : {}),
+            ...(includeDeleted ? {} : { deletedAt: IsNull() }),
+          },
+        }),
+      );
+    const totals = async () => {
+      const out: Record<string, [number, number]> = {};
+      for (const productId of [undefined, p1.id, p2.id]) {
+        for (const includeDeleted of [false, true]) {
+          const query = new URLSearchParams({
+            ...(productId ? { productId } : {}),
+            includeDeleted: String(includeDeleted),
+          });
+          const res = await list(`?${query.toString()}`).expect(200);
+          out[`${productId ?? 'all'} ${includeDeleted}`] = [
+            res.body.pagination.total,
+            await counted(productId, includeDeleted),
+          ];
+        }
+      }
+      return out;
+    };
+
+    it('gives every filter the total a count of the plans gives (kept counts, not COUNT(*))', async () => {
+      const before = await totals();
+      expect(before[`${p1.id} true`]).toEqual([3, 3]);
+      expect(before[`${p1.id} false`]).toEqual([2, 2]);
+      for (const [total, count] of Object.values(before)) expect(total).toBe(count);
+      // Concurrent creates and deletes, a repeated delete and a refused create.
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => createPlan(t, acme, i % 2 ? p1.id : p2.id)),
+      );
+      await Promise.all(
+        [created[0], created[1], created[2], created[2]].map((p) =>
+          t.http().delete(`/v0/plans/${p.id}`).set(acme.auth),
+        ),
+      );
+      await t.http().delete(`/v0/plans/${created[3].id}`).set(acme.auth).expect(200);
+      const catalog = await createCatalog(t, acme.organizationId, 1);
+      const taken = await createPrice(t, acme, catalog.metrics[0].id);
+      await createPlan(t, acme, catalog.product.id, { prices: [taken.id] });
+      const refused = await post(
+        {
+          name: 'Taken',
+          productId: catalog.product.id,
+          billingInterval: 'monthly',
+          prices: [taken.id],
+        },
+        acme,
+      );
+      expect(refused.status).toBe(409);
+      const after = await totals();
+      for (const [key, [total, count]] of Object.entries(after)) {
+        expect({ key, total }).toEqual({ key, total: count });
+      }
+      expect(after['all true'][0]).toBe(before['all true'][0] + 13);
+      expect(after['all false'][0]).toBe(before['all false'][0] + 13 - 4);
     });
 
     it('answers 403 for a merchantId of another organization', async () => {
