@@ -157,7 +157,7 @@ function configureHttp(app: NestFastifyApplication): void {
 
 /**
  * The platform guarantees of API.md section 6, as Fastify hooks on every route (the idempotency
- * claim itself is IdempotencyInterceptor, on every write route by @Idempotent()). Order matters:
+ * claim itself is made by every write route's @Idempotent() wrapper). Order matters:
  * onRequest: request id, security headers, then the rate limit, so a 429 carries both;
  * preSerialization: the ETag of a resource the handler returned; onSend: an idempotent replay
  * or the storing of a response first, then the ETag of a replayed body and If-None-Match.
@@ -167,7 +167,10 @@ async function installGuarantees(app: NestFastifyApplication): Promise<void> {
   await registerSecurityHeaders(fastify);
   await app.get(RateLimiter).register(fastify);
   fastify.addHook('preSerialization', etagPreSerialization);
-  fastify.addHook('onSend', app.get(IdempotencyService).onSend);
+  const idempotency = app.get(IdempotencyService);
+  // What @Idempotent() routes claim keys with (request.server.idempotency).
+  fastify.decorate('idempotency', idempotency);
+  fastify.addHook('onSend', idempotency.onSend);
   fastify.addHook('onSend', etagOnSend);
 }
 

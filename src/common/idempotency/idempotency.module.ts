@@ -1,10 +1,10 @@
-import { Global, Injectable, Module, OnModuleInit, RequestMethod } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { Injectable, Module, OnModuleInit, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryModule, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyRecord } from './idempotency-record.entity';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyService } from './idempotency.service';
+import { IDEMPOTENT_ROUTE } from './idempotent.decorator';
 
 const WRITE_METHODS = new Set([
   RequestMethod.POST,
@@ -36,9 +36,7 @@ export class IdempotentRoutesCheck implements OnModuleInit {
         const handler = prototype[name] as object;
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined || !WRITE_METHODS.has(method)) continue;
-        const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ??
-          []) as unknown[];
-        if (!interceptors.includes(IdempotencyInterceptor)) {
+        if (Reflect.getMetadata(IDEMPOTENT_ROUTE, handler) !== true) {
           missing.push(`${controller.name}.${name}`);
         }
       }
@@ -54,13 +52,11 @@ export class IdempotentRoutesCheck implements OnModuleInit {
 
 /**
  * Idempotency-Key on every POST, PATCH and DELETE of /v0: routes opt in with @Idempotent(),
- * and IdempotentRoutesCheck makes the opt-in compulsory. Global, so that any module's
- * controllers can use the interceptor without importing this module.
+ * and IdempotentRoutesCheck makes the opt-in compulsory.
  */
-@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyRecord]), DiscoveryModule],
-  providers: [IdempotencyService, IdempotencyInterceptor, IdempotentRoutesCheck],
-  exports: [IdempotencyService, IdempotencyInterceptor],
+  providers: [IdempotencyService, IdempotentRoutesCheck],
+  exports: [IdempotencyService],
 })
 export class IdempotencyModule {}
