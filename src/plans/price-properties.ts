@@ -147,7 +147,23 @@ export function parsePriceProperties(
 
 /** Stored properties (already valid) with their keys in the canonical order. */
 export function canonicalProperties(model: PriceModel, stored: unknown): PriceProperties {
-  const errors: FieldError[] = [];
-  const value = isPlainObject(stored) ? stored : {};
-  return walk(SHAPES[model], value, 'properties', errors) as unknown as PriceProperties;
+  return reorder(SHAPES[model], isPlainObject(stored) ? stored : {}) as unknown as PriceProperties;
+}
+
+/**
+ * `value`'s fields in `shape`'s order, without checking them again (they were checked when
+ * written): on every read of a price, so it allocates only the objects it returns.
+ */
+function reorder(shape: Shape, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in shape) {
+    const rule = shape[key];
+    const v = value[key];
+    if (v === undefined) continue;
+    out[key] =
+      typeof rule === 'object' && !Array.isArray(rule) && isPlainObject(v)
+        ? reorder(rule as Shape, v)
+        : v;
+  }
+  return out;
 }
