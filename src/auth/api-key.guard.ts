@@ -56,7 +56,9 @@ export function createApiKeyGuard(
     }
 
     override handleRequest<TUser>(err: unknown, user: TUser | false): TUser {
-      if (err) throw err instanceof Error ? err : new UnauthorizedError();
+      // Unchanged: a database error (a 503) may come from another realm, so no instanceof test.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
+      if (err) throw err;
       if (!user) throw new UnauthorizedError('Invalid API key: it is unknown or has been revoked');
       return user;
     }

@@ -108,6 +108,15 @@ if (TEST_DIALECT === 'postgres') {
             client.post('/v0/plans', { name: 'x', productId, billingInterval: 'monthly' }, AUTH),
         ],
         ['readyz', () => client.get('/readyz')],
+        // A key not seen before cannot be checked: 503, never a 401 that would tell the client
+        // its (perhaps valid) key is wrong.
+        [
+          'unknown key',
+          () =>
+            client.get('/v0/products', {
+              authorization: `Bearer sk_live_${String(round).padStart(32, 'U')}`,
+            }),
+        ],
       ];
       const replies = await Promise.all(requests.map(([, send]) => send()));
       replies.forEach((reply, i) => {
