@@ -414,6 +414,84 @@ describe(`schema (${TEST_DIALECT})`, () => {
       expect(await tableNames(ds)).not.toContain('plan_counts');
     });
   });
+
+  describe('migration 1763700006000 (list indexes)', () => {
+    const NAME = 'ListIndexes1763700006000';
+    const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
+    const index = migrations.findIndex((m) => m.name === NAME);
+    let database: TestDatabase;
+    let dataSource: DataSource | undefined;
+
+    async function open(count: number): Promise<DataSource> {
+      await dataSource?.destroy();
+      const config = parseDatabaseUrl(database.url);
+      if (typeof config === 'string') throw new Error(config);
+      dataSource = new DataSource({
+        ...dataSourceOptions(config),
+        entities: [],
+        migrations: migrations.slice(0, count),
+      });
+      return dataSource.initialize();
+    }
+
+    /** Every index the migrations made, as `name: definition`. */
+    async function indexes(ds: DataSource): Promise<string[]> {
+      const rows: { name: string; sql: string }[] = await ds.query(
+        TEST_DIALECT === 'postgres'
+          ? `SELECT indexname AS name, indexdef AS sql FROM pg_indexes
+             WHERE schemaname = 'public' AND indexname NOT IN (SELECT conname FROM pg_constraint)`
+          : `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`,
+      );
+      return rows.map((r) => `${r.name}: ${r.sql}`).sort();
+    }
+    const onlyIn = (a: string[], b: string[]) =>
+      a.filter((i) => !b.includes(i)).map((i) => i.slice(0, i.indexOf(':')));
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await dataSource?.destroy();
+      await database.drop();
+    });
+
+    it('replaces the list indexes, and puts the old ones back when it is undone', async () => {
+      expect(index).toBeGreaterThan(0);
+      let ds = await open(index);
+      await ds.runMigrations({ transaction: 'each' });
+      const before = await indexes(ds);
+
+      ds = await open(index + 1);
+      expect((await ds.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([NAME]);
+      const after = await indexes(ds);
+      expect(onlyIn(before, after)).toEqual([
+        'ix_external_bank_accounts_org_created',
+        'ix_plans_org_live_created',
+        'ix_plans_org_product',
+        'ix_prices_billable_metric',
+      ]);
+      expect(onlyIn(after, before)).toEqual([
+        'ix_external_bank_accounts_org_country_live',
+        'ix_external_bank_accounts_org_currency_live',
+        'ix_external_bank_accounts_org_live',
+        'ix_external_bank_accounts_org_status_live',
+        'ix_plans_org_created',
+        'ix_plans_org_live',
+        'ix_plans_org_product_created',
+        'ix_plans_org_product_live',
+        'ix_prices_org_live',
+        'ix_prices_org_metric_created',
+        'ix_prices_org_metric_live',
+        'ix_prices_org_plan_created',
+        'ix_prices_org_plan_live',
+      ]);
+
+      await ds.undoLastMigration({ transaction: 'each' });
+      expect(await indexes(ds)).toEqual(before);
+      expect((await ds.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([NAME]);
+      expect(await indexes(ds)).toEqual(after);
+    });
+  });
 });
 
 function bankAccount(id: string, organizationId: string, now: string) {

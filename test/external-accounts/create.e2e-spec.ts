@@ -8,6 +8,14 @@ import {
   usAccount,
 } from './external-account-factory';
 
+/**
+ * The body as text without its requestId: a random request id may hold any short run of digits,
+ * so a check that an account number is not echoed must not read it.
+ */
+function bodyText(res: { body: unknown }): string {
+  return JSON.stringify({ ...(res.body as object), requestId: undefined });
+}
+
 const ID_PATTERN = /^eba_[0-9A-Za-z]{16,40}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -58,7 +66,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
         createdAt: expect.stringMatching(ISO_UTC),
         updatedAt: res.body.createdAt,
       });
-      expect(JSON.stringify(res.body)).not.toContain('000123456789');
+      expect(bodyText(res)).not.toContain('000123456789');
     });
 
     it('is returned by GET exactly as created', async () => {
@@ -386,7 +394,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
         code: code.toLowerCase(),
         message: expect.any(String),
       });
-      expect(JSON.stringify(res.body)).not.toContain(String(body.accountNumber));
+      expect(bodyText(res)).not.toContain(String(body.accountNumber));
       expect(await count()).toBe(before);
     });
 
@@ -495,7 +503,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       expectErrorEnvelope(res, 400, 'validation_error');
       expect(res.body.errors).toContainEqual({ field, code, message: expect.any(String) });
       if (typeof body.accountNumber === 'string') {
-        expect(JSON.stringify(res.body)).not.toContain(body.accountNumber);
+        expect(bodyText(res)).not.toContain(body.accountNumber);
       }
       expect(await count()).toBe(before);
     });
@@ -504,7 +512,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       const huge = '9'.repeat(50_000);
       const res = await post(usAccount({ accountNumber: huge }));
       expectErrorEnvelope(res, 400, 'validation_error', 'ACCOUNT_NUMBER_INVALID');
-      expect(JSON.stringify(res.body)).not.toContain('9'.repeat(20));
+      expect(bodyText(res)).not.toContain('9'.repeat(20));
     });
 
     it('rejects a body that is not an object', async () => {
@@ -529,7 +537,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       const body = usAccount(change);
       const res = await post(body);
       expect(res.status).toBe(status);
-      const text = JSON.stringify(res.body);
+      const text = bodyText(res);
       expect(text).not.toContain(String(body.accountNumber));
       expect(text).not.toContain(String(body.accountNumber).slice(0, 8));
     });
@@ -539,8 +547,8 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       await post(body).expect(201);
       const res = await post(body);
       expectErrorEnvelope(res, 409, 'conflict', 'DUPLICATE_EXTERNAL_ACCOUNT');
-      expect(JSON.stringify(res.body)).not.toContain('987650001238');
-      expect(JSON.stringify(res.body)).not.toContain('1238');
+      expect(bodyText(res)).not.toContain('987650001238');
+      expect(bodyText(res)).not.toContain('1238');
     });
   });
 

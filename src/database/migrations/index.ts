@@ -8,6 +8,7 @@ import { Plans1763700002000 as SqlitePlans } from './sqlite/1763700002000-plans'
 import { ExternalAccounts1763700003000 as SqliteExternalAccounts } from './sqlite/1763700003000-external-accounts';
 import { Idempotency1763700004000 as SqliteIdempotency } from './sqlite/1763700004000-idempotency';
 import { NamedConstraints1763700005000 as SqliteNamedConstraints } from './sqlite/1763700005000-named-constraints';
+import { ListIndexes1763700006000 as SqliteListIndexes } from './sqlite/1763700006000-list-indexes';
 import { PlanCounts1763700007000 as SqlitePlanCounts } from './sqlite/1763700007000-plan-counts';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
@@ -15,6 +16,7 @@ import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-pl
 import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
 import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
 import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
+import { ListIndexes1763700006000 as PostgresListIndexes } from './postgres/1763700006000-list-indexes';
 import { PlanCounts1763700007000 as PostgresPlanCounts } from './postgres/1763700007000-plan-counts';
 
 export const sqliteMigrations = [
@@ -24,6 +26,7 @@ export const sqliteMigrations = [
   SqliteExternalAccounts,
   SqliteIdempotency,
   SqliteNamedConstraints,
+  SqliteListIndexes,
   SqlitePlanCounts,
 ];
 export const postgresMigrations = [
@@ -33,5 +36,6 @@ export const postgresMigrations = [
   PostgresExternalAccounts,
   PostgresIdempotency,
   PostgresNamedConstraints,
+  PostgresListIndexes,
   PostgresPlanCounts,
 ];

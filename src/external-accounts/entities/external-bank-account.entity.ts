@@ -13,7 +13,26 @@ export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
  * sets `deletedAt`: a deleted account is gone from the API, and its fingerprint no longer counts.
  */
 @Entity({ name: 'external_bank_accounts' })
-@Index('ix_external_bank_accounts_org_created', ['organizationId', 'createdAt', 'id'])
+// The list shows live accounts only: a partial index for it and one for each filter (migration
+// 1763700006000).
+@Index('ix_external_bank_accounts_org_live', ['organizationId', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
+@Index(
+  'ix_external_bank_accounts_org_status_live',
+  ['organizationId', 'status', 'createdAt', 'id'],
+  { where: '"deleted_at" IS NULL' },
+)
+@Index(
+  'ix_external_bank_accounts_org_currency_live',
+  ['organizationId', 'currency', 'createdAt', 'id'],
+  { where: '"deleted_at" IS NULL' },
+)
+@Index(
+  'ix_external_bank_accounts_org_country_live',
+  ['organizationId', 'countryCode', 'createdAt', 'id'],
+  { where: '"deleted_at" IS NULL' },
+)
 @Index('ux_external_bank_accounts_org_fingerprint', ['organizationId', 'fingerprint'], {
   unique: true,
   where: '"deleted_at" IS NULL',

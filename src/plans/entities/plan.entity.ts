@@ -15,8 +15,16 @@ export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
  * that point at it through `prices.plan_id`. `merchantId` in the API is the organization.
  */
 @Entity({ name: 'plans' })
-@Index('ix_plans_org_live_created', ['organizationId', 'deletedAt', 'createdAt', 'id'])
-@Index('ix_plans_org_product', ['organizationId', 'productId', 'deletedAt', 'createdAt', 'id'])
+// An index for each list filter and ordering (migration 1763700006000): a full one for
+// includeDeleted=true, a partial one for live plans.
+@Index('ix_plans_org_created', ['organizationId', 'createdAt', 'id'])
+@Index('ix_plans_org_live', ['organizationId', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
+@Index('ix_plans_org_product_created', ['organizationId', 'productId', 'createdAt', 'id'])
+@Index('ix_plans_org_product_live', ['organizationId', 'productId', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
 export class Plan {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;

@@ -10,9 +10,21 @@ import { Plan } from './plan.entity';
  * is null while the price is free, and `planPosition` is its index in that plan's price list.
  */
 @Entity({ name: 'prices' })
+// An index for each list filter and ordering (migration 1763700006000): a full one for
+// includeDeleted=true, a partial one for live prices. ix_prices_plan gives a plan's prices in order.
 @Index('ix_prices_org_created', ['organizationId', 'createdAt', 'id'])
+@Index('ix_prices_org_live', ['organizationId', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
+@Index('ix_prices_org_metric_created', ['organizationId', 'billableMetricId', 'createdAt', 'id'])
+@Index('ix_prices_org_metric_live', ['organizationId', 'billableMetricId', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
+@Index('ix_prices_org_plan_created', ['organizationId', 'planId', 'createdAt', 'id'])
+@Index('ix_prices_org_plan_live', ['organizationId', 'planId', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
 @Index('ix_prices_plan', ['planId', 'planPosition'])
-@Index('ix_prices_billable_metric', ['billableMetricId', 'createdAt', 'id'])
 export class Price {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
