@@ -27,9 +27,6 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  // Some suites leave a handle behind on PostgreSQL (a pool or socket still closing) that kept
-  // the process alive after every test had finished; CI must end when the tests end.
-  forceExit: true,
   projects: [
     { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
