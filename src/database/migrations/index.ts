@@ -1,6 +1,7 @@
 /**
  * The migrations of each dialect, in order. A module that changes the schema adds one class to
- * each list (see the README, "Adding a module").
+ * each list (see the README, "Adding a module"); one whose SQL is the same on both databases
+ * lives in portable/ and goes in both lists.
  */
 import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
 import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
@@ -8,16 +9,14 @@ import { Plans1763700002000 as SqlitePlans } from './sqlite/1763700002000-plans'
 import { ExternalAccounts1763700003000 as SqliteExternalAccounts } from './sqlite/1763700003000-external-accounts';
 import { Idempotency1763700004000 as SqliteIdempotency } from './sqlite/1763700004000-idempotency';
 import { NamedConstraints1763700005000 as SqliteNamedConstraints } from './sqlite/1763700005000-named-constraints';
-import { ListIndexes1763700006000 as SqliteListIndexes } from './sqlite/1763700006000-list-indexes';
-import { PlanCounts1763700007000 as SqlitePlanCounts } from './sqlite/1763700007000-plan-counts';
 import { Foundation1763700000000 as PostgresFoundation } from './postgres/1763700000000-foundation';
 import { Catalog1763700001000 as PostgresCatalog } from './postgres/1763700001000-catalog';
 import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-plans';
 import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
 import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
 import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
-import { ListIndexes1763700006000 as PostgresListIndexes } from './postgres/1763700006000-list-indexes';
-import { PlanCounts1763700007000 as PostgresPlanCounts } from './postgres/1763700007000-plan-counts';
+import { ListIndexes1763700006000 } from './portable/1763700006000-list-indexes';
+import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -26,8 +25,8 @@ export const sqliteMigrations = [
   SqliteExternalAccounts,
   SqliteIdempotency,
   SqliteNamedConstraints,
-  SqliteListIndexes,
-  SqlitePlanCounts,
+  ListIndexes1763700006000,
+  PlanCounts1763700007000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -36,6 +35,6 @@ export const postgresMigrations = [
   PostgresExternalAccounts,
   PostgresIdempotency,
   PostgresNamedConstraints,
-  PostgresListIndexes,
-  PostgresPlanCounts,
+  ListIndexes1763700006000,
+  PlanCounts1763700007000,
 ];

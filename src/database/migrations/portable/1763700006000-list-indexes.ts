@@ -7,9 +7,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * dropped. A list that hides deleted rows has a partial index `WHERE "deleted_at" IS NULL`; one
  * that can show them (includeDeleted=true) has a full index as well.
  *
- * SQLite takes `"deleted_at" IS NULL` as an equality, so `(organization_id, deleted_at,
- * created_at, id)` gave live lists their order here, but not lists with deleted rows, and not on
- * PostgreSQL: the indexes are the same on both databases (the entities declare them).
+ * PostgreSQL does not take `"deleted_at" IS NULL` as an equality when it orders by the columns
+ * after it, so `(organization_id, deleted_at, created_at, id)` still sorted every live list; a
+ * partial index without `deleted_at` does not. SQLite did take it as one, but not for lists with
+ * deleted rows. The statements are the same on both databases (the entities declare them).
  *
  * The indexes dropped answered a subset of what replaces them: on plans `(organization_id,
  * [product_id,] deleted_at, created_at, id)`; on prices `(billable_metric_id, created_at, id)`,
