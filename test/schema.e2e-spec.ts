@@ -26,6 +26,34 @@ function insert(table: string, row: Record<string, string | number | null>): str
   return `INSERT INTO "${table}" (${columns.join(', ')}) VALUES (${Object.values(row).map(literal).join(', ')})`;
 }
 
+/**
+ * A fresh database per describe block that `open(count)` builds with the first `count`
+ * migrations (a new connection each time, the previous one closed), dropped after the block.
+ */
+function migrationsUpTo(migrations: (typeof sqliteMigrations)[number][]) {
+  let database: TestDatabase;
+  let dataSource: DataSource | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database.drop();
+  });
+  const open = async (count: number): Promise<DataSource> => {
+    await dataSource?.destroy();
+    const config = parseDatabaseUrl(database.url);
+    if (typeof config === 'string') throw new Error(config);
+    dataSource = new DataSource({
+      ...dataSourceOptions(config),
+      entities: [],
+      migrations: migrations.slice(0, count),
+    });
+    return dataSource.initialize();
+  };
+  return { open };
+}
+
 describe(`schema (${TEST_DIALECT})`, () => {
   describe('entities and migrations', () => {
     let t: TestApp;
@@ -122,20 +150,7 @@ describe(`schema (${TEST_DIALECT})`, () => {
     const NAME = 'NamedConstraints1763700005000';
     const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
     const index = migrations.findIndex((m) => m.name === NAME);
-    let database: TestDatabase;
-    let dataSource: DataSource | undefined;
-
-    async function open(count: number): Promise<DataSource> {
-      await dataSource?.destroy();
-      const config = parseDatabaseUrl(database.url);
-      if (typeof config === 'string') throw new Error(config);
-      dataSource = new DataSource({
-        ...dataSourceOptions(config),
-        entities: [],
-        migrations: migrations.slice(0, count),
-      });
-      return dataSource.initialize();
-    }
+    const { open } = migrationsUpTo(migrations);
 
     /** Every row of every table, and the names of each table's indexes and constraints. */
     async function snapshot(ds: DataSource) {
@@ -171,14 +186,6 @@ describe(`schema (${TEST_DIALECT})`, () => {
         await q.release();
       }
     }
-
-    beforeAll(async () => {
-      database = await createTestDatabase();
-    });
-    afterAll(async () => {
-      await dataSource?.destroy();
-      await database.drop();
-    });
 
     it('keeps every row, index and foreign key when it runs and when it is undone', async () => {
       expect(index).toBeGreaterThan(0);
@@ -328,28 +335,7 @@ describe(`schema (${TEST_DIALECT})`, () => {
   describe('migration 1763700007000 (plan counts)', () => {
     const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
     const index = migrations.findIndex((m) => m.name === 'PlanCounts1763700007000');
-    let database: TestDatabase;
-    let dataSource: DataSource | undefined;
-
-    async function open(count: number): Promise<DataSource> {
-      await dataSource?.destroy();
-      const config = parseDatabaseUrl(database.url);
-      if (typeof config === 'string') throw new Error(config);
-      dataSource = new DataSource({
-        ...dataSourceOptions(config),
-        entities: [],
-        migrations: migrations.slice(0, count),
-      });
-      return dataSource.initialize();
-    }
-
-    beforeAll(async () => {
-      database = await createTestDatabase();
-    });
-    afterAll(async () => {
-      await dataSource?.destroy();
-      await database.drop();
-    });
+    const { open } = migrationsUpTo(migrations);
 
     it('counts the plans already stored, per organization, product and state', async () => {
       expect(index).toBeGreaterThan(0);
@@ -419,20 +405,7 @@ describe(`schema (${TEST_DIALECT})`, () => {
     const NAME = 'ListIndexes1763700006000';
     const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
     const index = migrations.findIndex((m) => m.name === NAME);
-    let database: TestDatabase;
-    let dataSource: DataSource | undefined;
-
-    async function open(count: number): Promise<DataSource> {
-      await dataSource?.destroy();
-      const config = parseDatabaseUrl(database.url);
-      if (typeof config === 'string') throw new Error(config);
-      dataSource = new DataSource({
-        ...dataSourceOptions(config),
-        entities: [],
-        migrations: migrations.slice(0, count),
-      });
-      return dataSource.initialize();
-    }
+    const { open } = migrationsUpTo(migrations);
 
     /** Every index the migrations made, as `name: definition`. */
     async function indexes(ds: DataSource): Promise<string[]> {
@@ -446,14 +419,6 @@ describe(`schema (${TEST_DIALECT})`, () => {
     }
     const onlyIn = (a: string[], b: string[]) =>
       a.filter((i) => !b.includes(i)).map((i) => i.slice(0, i.indexOf(':')));
-
-    beforeAll(async () => {
-      database = await createTestDatabase();
-    });
-    afterAll(async () => {
-      await dataSource?.destroy();
-      await database.drop();
-    });
 
     it('replaces the list indexes, and puts the old ones back when it is undone', async () => {
       expect(index).toBeGreaterThan(0);
