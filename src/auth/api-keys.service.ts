@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { Database } from '../database/database.service';
@@ -37,7 +37,7 @@ export interface ApiKeyView {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** A new key: sk_live_ or sk_test_ and 32 base62 characters (about 190 random bits). */

@@ -3,7 +3,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { API_KEY_PATTERN } from '../../auth/api-keys.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors';
@@ -14,6 +14,8 @@ const REDIS_PREFIX = 'billing-api:rate-limit:';
 
 /** Liveness, readiness and the API docs are not limited (probes share one address). */
 export function isRateLimitExempt(url: string): boolean {
+  // Every API request (/v0/...) is counted: answer it without building the path.
+  if (url.startsWith('/v0/')) return false;
   const path = url.split('?')[0];
   return (
     path === '/healthz' ||
@@ -33,7 +35,7 @@ export function rateLimitKey(request: FastifyRequest): string {
   const header = request.headers.authorization;
   const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
   if (API_KEY_PATTERN.test(token)) {
-    return `key:${createHash('sha256').update(`rate-limit:${token}`).digest('hex').slice(0, 40)}`;
+    return `key:${hash('sha256', `rate-limit:${token}`, 'hex').slice(0, 40)}`;
   }
   return `ip:${request.ip}`;
 }
