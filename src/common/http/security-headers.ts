@@ -23,8 +23,23 @@ const DOCS_CSP = {
   directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null },
 };
 
-const API_OPTIONS = { contentSecurityPolicy: API_CSP, frameguard: { action: 'deny' as const } };
-const DOCS_OPTIONS = { ...API_OPTIONS, contentSecurityPolicy: DOCS_CSP };
+/**
+ * JSON responses leave out what only acts on HTML documents in a browser (Origin-Agent-Cluster,
+ * X-DNS-Prefetch-Control, X-Download-Options for Internet Explorer, X-XSS-Protection: 0): they
+ * protect nothing here and every header is work on every response. Swagger UI's pages keep them.
+ */
+const API_OPTIONS = {
+  contentSecurityPolicy: API_CSP,
+  frameguard: { action: 'deny' as const },
+  originAgentCluster: false,
+  dnsPrefetchControl: false,
+  ieNoOpen: false,
+  xssFilter: false,
+};
+const DOCS_OPTIONS = {
+  contentSecurityPolicy: DOCS_CSP,
+  frameguard: { action: 'deny' as const },
+};
 
 /** Headers a response has whatever Helmet does: left out of what Helmet is asked for. */
 const NOT_SECURITY = new Set([
