@@ -12,8 +12,10 @@
  *   --log-level info  --targets service,baseline  --profile (CPU profiles of both, under
  *   bench/results/profiles; read them with bench/profile-summary.ts)
  *   --write | --no-write (BENCHMARKS.md)
+ *   --render bench/results/<run>.json   writes BENCHMARKS.md's generated section again from a
+ *                          saved run, measuring nothing (after a change to the report's layout)
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/database';
@@ -47,6 +49,8 @@ export interface Options {
   logLevel: string;
   profile: boolean;
   write: boolean;
+  /** A saved run (bench/results/*.json) to write the report from, measuring nothing. */
+  render?: string;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -67,6 +71,7 @@ function parseOptions(argv: string[]): Options {
       profile: { type: 'boolean', default: false },
       write: { type: 'boolean' },
       'no-write': { type: 'boolean', default: false },
+      render: { type: 'string' },
     },
     strict: true,
   });
@@ -95,6 +100,7 @@ function parseOptions(argv: string[]): Options {
     logLevel: values['log-level'],
     profile: values.profile,
     write: values['no-write'] ? false : (values.write ?? full),
+    render: values.render,
   };
 }
 
@@ -445,6 +451,15 @@ function commandLine(): string {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.render) {
+    const saved = JSON.parse(readFileSync(options.render, 'utf8')) as {
+      run: RunInfo;
+      measurements: Measurement[];
+    };
+    writeReport(join(ROOT, 'BENCHMARKS.md'), saved.run, saved.measurements);
+    log(`report written from ${options.render}`);
+    return;
+  }
   const machineBefore: Machine = describeMachine();
   const started = new Date();
   log(

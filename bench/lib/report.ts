@@ -85,6 +85,8 @@ interface Summary {
   p50: number;
   p99: number;
   peak: number;
+  /** CPU time of the target process per response, µs. */
+  cpu: number;
   errors: number;
   runs: number;
 }
@@ -96,6 +98,7 @@ function summarize(ms: Measurement[]): Summary | undefined {
     p50: median(ms.map((m) => m.p50)),
     p99: median(ms.map((m) => m.p99)),
     peak: Math.max(...ms.map((m) => m.peakRssMb)),
+    cpu: median(ms.map((m) => m.cpuUsPerRequest)),
     errors: ms.reduce((sum, m) => sum + m.errors, 0),
     runs: ms.length,
   };
@@ -129,8 +132,8 @@ function mainTable(all: Measurement[], dialect: Dialect): string[] {
   const lines = [
     `#### ${DB_NAME[dialect]}`,
     '',
-    '| scenario | service rps | p50 ms | p99 ms | peak RSS MB | baseline rps | p50 ms | p99 ms | peak RSS MB | ratio |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| scenario | service rps | p50 ms | p99 ms | CPU µs/req | peak RSS MB | baseline rps | p50 ms | p99 ms | CPU µs/req | peak RSS MB | ratio |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const scenario of SCENARIOS) {
     const service = select(all, {
@@ -148,8 +151,8 @@ function mainTable(all: Measurement[], dialect: Dialect): string[] {
     if (!s && !b) continue;
     const errors = (s?.errors ?? 0) + (b?.errors ?? 0);
     lines.push(
-      `| ${scenario.title}${errors ? ` (${errors} errors)` : ''} | ${n0(s?.rps)} | ${ms(s?.p50)} | ${ms(s?.p99)} | ${n0(s?.peak)} | ` +
-        `${n0(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${n0(b?.peak)} | **${r2(pairedRatio(service, baseline))}** |`,
+      `| ${scenario.title}${errors ? ` (${errors} errors)` : ''} | ${n0(s?.rps)} | ${ms(s?.p50)} | ${ms(s?.p99)} | ${n0(s?.cpu)} | ${n0(s?.peak)} | ` +
+        `${n0(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${n0(b?.cpu)} | ${n0(b?.peak)} | **${r2(pairedRatio(service, baseline))}** |`,
     );
   }
   lines.push('');
@@ -268,7 +271,8 @@ export function renderResults(run: RunInfo, all: Measurement[]): string {
       `${run.repeats} repeat(s), service and baseline alternately first; medians shown. ` +
       `Ratio = median over repeats of service rps / baseline rps measured side by side. ` +
       `Service: \`node dist/src/main.js\`, NODE_ENV=production, LOG_LEVEL=${run.logLevel} (request log to a file), ` +
-      `RATE_LIMIT_PER_SECOND=1000000. Peak RSS: the child's VmHWM, reset before each measured run (max over repeats).`,
+      `RATE_LIMIT_PER_SECOND=1000000. Peak RSS: the child's VmHWM, reset before each measured run (max over repeats). ` +
+      `CPU µs/req: the target process's user + system CPU time over the measured run, per response (PostgreSQL's own work is not in it).`,
     '',
     '### Results',
     '',
