@@ -15,7 +15,7 @@ import { registerSecurityHeaders } from './common/http/security-headers';
 import { IdempotencyService } from './common/idempotency/idempotency.service';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
-import { createLogger, registerRequestLog } from './logging';
+import { createLogger, nestLogger, registerRequestLog } from './logging';
 
 /** API.md section 6: request bodies are at most 100 KB. */
 export const BODY_LIMIT_BYTES = 100 * 1024;
@@ -78,7 +78,7 @@ export async function createApp(
     },
   );
   try {
-    app.useLogger(app.get(Logger));
+    app.useLogger(nestLogger(app.get(Logger)));
     registerRequestLog(app.getHttpAdapter().getInstance(), logger);
     configureHttp(app);
     await installGuarantees(app);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LoggerService } from '@nestjs/common';
 import { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger } from 'pino';
 import { AppConfig } from './config/app-config';
@@ -77,4 +78,43 @@ export function registerRequestLog(fastify: FastifyInstance, root: Logger): void
     }
     done();
   });
+}
+
+/** Nest's start-up chatter: a line per module, controller and route, at every start. */
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+]);
+
+/**
+ * The logger Nest itself writes through: `nest`'s lines, except that its start-up inventory
+ * (modules initialized, routes mapped: some sixty lines) goes out at debug, so an info log holds
+ * what happens rather than what the code contains. LOG_LEVEL=debug shows it again.
+ */
+export function nestLogger(nest: LoggerService): LoggerService {
+  const isStartUp = (params: unknown[]) =>
+    START_UP_CONTEXTS.has(params[params.length - 1] as string);
+  return {
+    log(message: unknown, ...params: unknown[]): void {
+      if (isStartUp(params)) nest.debug?.(message, ...params);
+      else nest.log(message, ...params);
+    },
+    error(message: unknown, ...params: unknown[]): void {
+      nest.error(message, ...params);
+    },
+    warn(message: unknown, ...params: unknown[]): void {
+      nest.warn(message, ...params);
+    },
+    debug(message: unknown, ...params: unknown[]): void {
+      nest.debug?.(message, ...params);
+    },
+    verbose(message: unknown, ...params: unknown[]): void {
+      nest.verbose?.(message, ...params);
+    },
+    fatal(message: unknown, ...params: unknown[]): void {
+      nest.fatal?.(message, ...params);
+    },
+  };
 }

@@ -82,6 +82,9 @@ describe(`operations (${TEST_DIALECT})`, () => {
     const server = await startServer({ ...env, NODE_ENV: 'test' });
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(server.output()).toContain('SIGTERM received');
+    // At info, what happened; Nest's inventory of modules and routes is at debug.
+    expect(server.output()).not.toMatch(/Mapped \{|dependencies initialized/);
+    expect(server.output()).toContain('Nest application successfully started');
   });
 
   it('manages organizations and API keys from the command line, printing JSON last', async () => {
