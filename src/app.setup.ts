@@ -59,7 +59,7 @@ export async function createApp(
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     // Long enough that an over-long path id reaches the handler and answers 404, not 414.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     frameworkErrors: answerUnroutable,
     genReqId: requestIdFor,
     trustProxy: config.trustProxy,
