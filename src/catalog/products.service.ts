@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { Metadata, mergeMetadata } from '../common/metadata';
+import { mergeMetadata, sameMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database.service';
 import { CatalogService } from './catalog.service';
@@ -13,11 +13,6 @@ import { UpdateProductDto } from './dto/update-product.dto';
 import { Product } from './entities/product.entity';
 import { normalizeDescription } from './dto/text';
 import { assertOwnMerchant } from '../common/merchant';
-
-function sameMetadata(a: Metadata, b: Metadata): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => b[k] === a[k]);
-}
 
 @Injectable()
 export class ProductsService {

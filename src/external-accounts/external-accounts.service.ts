@@ -9,7 +9,7 @@ import {
 } from '../common/errors';
 import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { Metadata, mergeMetadata } from '../common/metadata';
+import { mergeMetadata, sameMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database.service';
 import { EntityTable } from '../database/entity-table';
@@ -35,13 +35,6 @@ export class DuplicateExternalAccountError extends ConflictError {
       'Your organization already has an external account with this country, routing number and account number',
     );
   }
-}
-
-function sameMetadata(a: Metadata, b: Metadata): boolean {
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
-  );
 }
 
 /** The rules of external bank accounts (API.md section 5.5). */
