@@ -69,7 +69,8 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * Called once the caller is known (after the guard). Returns true when the stored response is
+   * Called by IdempotencyClaim, the route guard of @Idempotent(), once the caller is known (after
+   * the bearer guard) and before the validation pipe. Returns true when the stored response is
    * replayed and the handler must not run.
    */
   async begin(request: FastifyRequest, organizationId: string, key: string): Promise<boolean> {
@@ -155,15 +156,18 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * Runs the handler of the request that owns its key (`fn`) so that the first transaction it
+   * Runs the handler (`fn`) of a request: not at all when its key's answer is replayed; for the
+   * request that owns its key, so that the first transaction it
    * commits also stores its answer: the status the route answers with and the response the
    * transaction returned (services return the response from their write transaction), as Nest
    * will send it. If the process dies before the response leaves, a retry replays that answer
    * instead of running the request again. onSend then stores the response as sent, headers such
    * as Location included.
    */
-  runOwned<T>(request: FastifyRequest, status: number, fn: () => T): T {
+  run<T>(request: FastifyRequest, status: number, fn: () => T): T | undefined {
     const claim = this.claims.get(request);
+    // A replay: the handler does not run; onSend puts the stored status, headers and body in place.
+    if (claim?.kind === 'replay') return undefined;
     if (claim?.kind !== 'owner') return fn();
     return withCommitHook(
       {

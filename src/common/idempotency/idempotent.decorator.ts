@@ -1,4 +1,4 @@
-import { Req } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Req, UseGuards } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
@@ -19,39 +19,36 @@ function serviceOf(request: FastifyRequest): IdempotencyService {
 }
 
 /**
- * What an @Idempotent() route runs instead of its handler: with an Idempotency-Key, the key is
- * claimed (or its stored answer replayed, the handler not running), and the handler's first
- * transaction stores its answer in the same commit (IdempotencyService.runOwned).
+ * Claims the Idempotency-Key of an @Idempotent() route's request (or finds its stored answer),
+ * as a guard of the route: after the global bearer guard, so the organization is known, and
+ * before the validation pipe, so that a 400 the pipe answers is stored and replayed like any
+ * other 4xx (API.md section 6: the first complete response is stored, 5xx excepted).
  */
-async function runIdempotent(
-  request: FastifyRequest & { user?: Principal },
-  route: Handler,
-  handle: () => unknown,
-): Promise<unknown> {
-  if (!IDEMPOTENT_METHODS.has(request.method) || !request.url.startsWith('/v0/')) return handle();
-  const key = parseIdempotencyKey(request.headers['idempotency-key']);
-  if (key === undefined || !request.user) return handle();
-  const idempotency = serviceOf(request);
-  // The status the route answers with when it succeeds (@HttpCode, else Nest's default).
-  const status =
-    (Reflect.getMetadata(HTTP_CODE_METADATA, route) as number | undefined) ??
-    (request.method === 'POST' ? 201 : 200);
-  // A replay's status, headers and body are put in place by IdempotencyService.onSend.
-  if (await idempotency.begin(request, request.user.organizationId, key)) return undefined;
-  return idempotency.runOwned(request, status, handle);
+class IdempotencyClaim implements CanActivate {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
+    if (!IDEMPOTENT_METHODS.has(request.method) || !request.url.startsWith('/v0/')) return true;
+    const key = parseIdempotencyKey(request.headers['idempotency-key']);
+    if (key !== undefined && request.user) {
+      await serviceOf(request).begin(request, request.user.organizationId, key);
+    }
+    return true;
+  }
 }
+
+const CLAIM = new IdempotencyClaim();
 
 /**
  * Marks a write route (POST, PATCH, DELETE under /v0) as honouring Idempotency-Key, as Stripe's
  * API does: a retry with the same key and body gets the first answer back without running
  * again. Every such route must carry it: IdempotencyModule refuses to start when one does not.
  *
- * The key is claimed when the handler is called, after the guard (the organization is known)
- * and after the validation pipe: a request refused for its shape (400) uses up nothing, and
- * the corrected request may reuse the key, as on Stripe. The decorator wraps the handler rather
- * than adding a Nest interceptor because Nest puts every route that has an interceptor through
- * an RxJS chain with two AsyncResource bindings per request, a sixth of the CPU of a PATCH
- * (BENCHMARKS.md). It asks Nest for the request as one extra parameter after the handler's own.
+ * Two parts: a route guard claims the key before the validation pipe (IdempotencyClaim), and a
+ * wrapper of the handler either skips it (a replay; IdempotencyService.onSend puts the stored
+ * answer in place) or runs it so that its first transaction stores its answer in the same commit.
+ * Not a Nest interceptor: Nest puts every route that has one through an RxJS chain with two
+ * AsyncResource bindings per request, a sixth of the CPU of a PATCH (BENCHMARKS.md). The wrapper
+ * asks Nest for the request as one extra parameter after the handler's own.
  */
 export function Idempotent(): MethodDecorator {
   return (target, property, descriptor) => {
@@ -62,7 +59,13 @@ export function Idempotent(): MethodDecorator {
     Req()(target, property, requestIndex);
     const route = function (this: unknown, ...args: unknown[]): unknown {
       const request = args[requestIndex] as FastifyRequest;
-      return runIdempotent(request, route, () => original.apply(this, args.slice(0, requestIndex)));
+      // The status the route answers with when it succeeds (@HttpCode, else Nest's default).
+      const status =
+        (Reflect.getMetadata(HTTP_CODE_METADATA, route) as number | undefined) ??
+        (request.method === 'POST' ? 201 : 200);
+      return serviceOf(request).run(request, status, () =>
+        original.apply(this, args.slice(0, requestIndex)),
+      );
     };
     // What the decorators below this one recorded on the handler (route, status, docs).
     for (const key of Reflect.getOwnMetadataKeys(original) as unknown[]) {
@@ -71,6 +74,7 @@ export function Idempotent(): MethodDecorator {
     Object.defineProperty(route, 'name', { value: original.name });
     Reflect.defineMetadata(IDEMPOTENT_ROUTE, true, route);
     (descriptor as PropertyDescriptor).value = route;
+    UseGuards(CLAIM)(target, property, descriptor);
     return descriptor;
   };
 }
