@@ -1,3 +1,4 @@
+import './runtime';
 import 'reflect-metadata';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.setup';

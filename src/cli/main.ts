@@ -1,3 +1,4 @@
+import './runtime';
 import { main } from './cli';
 
 main(process.argv.slice(2)).then(
