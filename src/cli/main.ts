@@ -1,4 +1,4 @@
-import './runtime';
+import '../runtime';
 import { main } from './cli';
 
 main(process.argv.slice(2)).then(

@@ -1,4 +1,4 @@
-import './runtime';
+import '../runtime';
 import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { dataSourceOptions } from './data-source-options';
