@@ -66,7 +66,10 @@ export async function main(argv: string[]): Promise<number> {
     dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'each' });
-    const result = await runCommand(new ApiKeysService(new Database(dataSource)), argv);
+    const result = await runCommand(
+      new ApiKeysService(new Database(dataSource, config.database.kind)),
+      argv,
+    );
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {

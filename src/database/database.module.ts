@@ -21,7 +21,11 @@ import { Database } from './database.service';
     }),
   ],
   providers: [
-    { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
+    {
+      provide: Database,
+      inject: [DataSource, APP_CONFIG],
+      useFactory: (ds: DataSource, config: AppConfig) => new Database(ds, config.database.kind),
+    },
   ],
   exports: [Database],
 })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/errors/error-envelope';
+import type { DatabaseKind } from '../config/app-config';
 import { takeCommitHook } from './commit-hook';
 import { EntityTable } from './entity-table';
 
@@ -42,12 +43,15 @@ export class Database {
   private readonly postgresText = new Map<string, string>();
   private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
 
-  constructor(readonly dataSource: DataSource) {
-    if (dataSource.options.type === 'better-sqlite3') this.sqliteLock = new Mutex();
-  }
+  /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
+  readonly isPostgres: boolean;
 
-  get isPostgres(): boolean {
-    return this.dataSource.options.type === 'postgres';
+  constructor(
+    readonly dataSource: DataSource,
+    readonly dialect: DatabaseKind,
+  ) {
+    this.isPostgres = dialect === 'postgres';
+    if (!this.isPostgres) this.sqliteLock = new Mutex();
   }
 
   /**
@@ -179,7 +183,7 @@ export class Database {
   table<T extends ObjectLiteral>(entity: EntityTarget<T>): EntityTable<T> {
     let table = this.tables.get(entity);
     if (!table) {
-      table = new EntityTable(this.dataSource, entity);
+      table = new EntityTable(this.dataSource, this.dialect, entity);
       this.tables.set(entity, table);
     }
     return table as EntityTable<T>;
