@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ConflictError,
   ForbiddenError,
   NotFoundError,
   ValidationFailedError,
@@ -24,18 +23,10 @@ import {
 import { ListExternalAccountsQueryDto } from './dto/list-external-accounts-query.dto';
 import { UpdateExternalAccountDto } from './dto/update-external-account.dto';
 import { ExternalBankAccount } from './entities/external-bank-account.entity';
+import { DuplicateExternalAccountError } from './external-accounts.errors';
 import { ExternalAccountsRepository } from './external-accounts.repository';
 
 const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_fingerprint';
-
-export class DuplicateExternalAccountError extends ConflictError {
-  constructor() {
-    super(
-      'DUPLICATE_EXTERNAL_ACCOUNT',
-      'Your organization already has an external account with this country, routing number and account number',
-    );
-  }
-}
 
 /** The rules of external bank accounts (API.md section 5.5). */
 @Injectable()

@@ -88,7 +88,8 @@ function addParameter(operation: OperationObject, name: string): void {
   const present = parameters.some(
     (p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header,
   );
-  if (!present) parameters.push(ref('parameters', name));
+  // Inline, so a reader of one operation sees the header's name without resolving a $ref.
+  if (!present) parameters.push({ ...PARAMETERS[name] });
 }
 
 function addResponse(operation: OperationObject, status: string, response: ResponseObject): void {
