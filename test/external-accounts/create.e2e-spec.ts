@@ -6,7 +6,7 @@ import {
   uniqueDigits,
   uniqueGermanIban,
   usAccount,
-} from './external-account-factory';
+} from '../helpers/external-accounts-factory';
 
 /**
  * The body as text without its requestId: a random request id may hold any short run of digits,

@@ -1,5 +1,5 @@
 import { TestApp, TestTenant } from './test-app';
-import { usAccount } from '../external-accounts/external-account-factory';
+import { usAccount } from './external-accounts-factory';
 
 /**
  * What the shared suites need to know of each resource the API serves: where it lives, a create

@@ -2,7 +2,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { RouteTable } from '../../src/common/http/route-table';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestTenant } from '../helpers/test-app';
-import { findSecrets, replyProblems } from './support/checks';
+import { findSecrets, replyProblems } from '../helpers/reliability/checks';
 import {
   ListeningApp,
   Seeded,
@@ -11,9 +11,9 @@ import {
   priceBody,
   seedOrganization,
   startListeningApp,
-} from './support/fixtures';
-import { Reply } from './support/http';
-import { reportFigures } from './support/settings';
+} from '../helpers/reliability/fixtures';
+import { Reply } from '../helpers/reliability/http';
+import { reportFigures } from '../helpers/reliability/settings';
 
 /**
  * Tenancy (API.md section 2): organization B calls every route with organization A's ids, in

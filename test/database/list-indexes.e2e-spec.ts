@@ -1,8 +1,8 @@
-import { createCatalog } from './helpers/catalog-factory';
-import { createPlan, createPrice } from './helpers/plans-factory';
-import { TEST_DIALECT } from './helpers/test-database';
-import { TestApp, TestTenant, startTestApp } from './helpers/test-app';
-import { createAccount, uniqueDigits } from './external-accounts/external-account-factory';
+import { createCatalog } from '../helpers/catalog-factory';
+import { createPlan, createPrice } from '../helpers/plans-factory';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
+import { createAccount, uniqueDigits } from '../helpers/external-accounts-factory';
 
 /**
  * Every list request (each filter alone, none, includeDeleted true and false where it exists)

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { TestDatabase } from '../../helpers/test-database';
+import { TestDatabase } from '../test-database';
 
 /** Something that runs SQL: the app's own DataSource, or one opened on its database. */
 export interface Sql {

@@ -1,9 +1,9 @@
 import { DataSource, QueryRunner } from 'typeorm';
-import { parseDatabaseUrl } from '../src/config/app-config';
-import { dataSourceOptions } from '../src/database/data-source-options';
-import { postgresMigrations, sqliteMigrations } from '../src/database/migrations';
-import { TestApp, startTestApp } from './helpers/test-app';
-import { TEST_DIALECT, TestDatabase, createTestDatabase } from './helpers/test-database';
+import { parseDatabaseUrl } from '../../src/config/app-config';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import { postgresMigrations, sqliteMigrations } from '../../src/database/migrations';
+import { TestApp, startTestApp } from '../helpers/test-app';
+import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
 
 /** Every table, as `information_schema` or `sqlite_master` lists it. */
 async function tableNames(q: { query(sql: string): Promise<any> }): Promise<string[]> {

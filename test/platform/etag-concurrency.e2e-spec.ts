@@ -2,7 +2,7 @@ import { etagOf } from '../../src/common/http/etag';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { WidgetsModule } from '../helpers/widgets.module';
-import { usAccount } from '../external-accounts/external-account-factory';
+import { usAccount } from '../helpers/external-accounts-factory';
 
 describe(`ETag, If-Match and concurrent writes (${TEST_DIALECT})`, () => {
   let t: TestApp;

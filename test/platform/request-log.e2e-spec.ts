@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { FaultsModule } from './helpers/faults.module';
-import { TEST_DIALECT } from './helpers/test-database';
-import { TestApp, TestTenant, startTestApp } from './helpers/test-app';
+import { FaultsModule } from '../helpers/faults.module';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
 
 describe(`request logs (${TEST_DIALECT})`, () => {
   let t: TestApp;

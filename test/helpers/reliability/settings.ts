@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { TEST_DIALECT } from '../../helpers/test-database';
+import { TEST_DIALECT } from '../test-database';
 
 /**
  * How hard the reliability suites push. By default (CI, `npm test`, `npm run test:pg`) they run a

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { composeIBAN } from 'ibantools';
-import { TestApp, TestTenant } from '../helpers/test-app';
+import { TestApp, TestTenant } from './test-app';
 
 let counter = 0;
 

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { hashApiKey } from '../src/auth/api-keys.service';
-import { TEST_ENCRYPTION_KEY } from './helpers/test-app';
-import { TEST_DIALECT, TestDatabase, createTestDatabase } from './helpers/test-database';
-import { runCli, runTs, startServer } from './helpers/processes';
+import { hashApiKey } from '../../src/auth/api-keys.service';
+import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
+import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
+import { runCli, runTs, startServer } from '../helpers/processes';
 
 /** Start-up, configuration, shutdown and the command line, as separate processes. */
 describe(`operations (${TEST_DIALECT})`, () => {

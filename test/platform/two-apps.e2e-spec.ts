@@ -1,5 +1,5 @@
-import { TEST_DIALECT } from './helpers/test-database';
-import { startTestApp } from './helpers/test-app';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { startTestApp } from '../helpers/test-app';
 
 describe(`several application instances in one process (${TEST_DIALECT})`, () => {
   it('checks each API key against its own instance, before and after another instance closes', async () => {

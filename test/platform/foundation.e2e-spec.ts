@@ -1,8 +1,8 @@
-import { ApiKeysService } from '../src/auth/api-keys.service';
-import { RouteTable } from '../src/common/http/route-table';
-import { FaultsModule } from './helpers/faults.module';
-import { TEST_DIALECT } from './helpers/test-database';
-import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from './helpers/test-app';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { RouteTable } from '../../src/common/http/route-table';
+import { FaultsModule } from '../helpers/faults.module';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 
 describe(`service foundation (${TEST_DIALECT})`, () => {
   let t: TestApp;

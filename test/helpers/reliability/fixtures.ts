@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { CreateAppOptions } from '../../../src/app.setup';
-import { uniqueDigits } from '../../external-accounts/external-account-factory';
-import { TestApp, TestTenant, startTestApp } from '../../helpers/test-app';
+import { uniqueDigits } from '../external-accounts-factory';
+import { TestApp, TestTenant, startTestApp } from '../test-app';
 import { HttpClient, Reply } from './http';
 
 /** The real app (startTestApp) listening on a loopback port, with a client that keeps a journal. */
