@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 async function awaitLoop(count: number): Promise<number> {
   const started = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) await null;
+  for (let i = 0; i < count; i++) await Promise.resolve();
   return Number(process.hrtime.bigint() - started) / count;
 }
 
@@ -21,7 +21,7 @@ async function child(count: number): Promise<void> {
   const before = await awaitLoop(count);
   const storage = new AsyncLocalStorage<number>();
   await storage.run(1, async () => {
-    await null;
+    await Promise.resolve();
   });
   const after = await awaitLoop(count);
   process.stdout.write(JSON.stringify({ before, after }) + '\n');
