@@ -70,7 +70,8 @@ export async function createApp(
     bodyLimit: BODY_LIMIT_BYTES,
     // Long enough that an over-long path id reaches the handler and answers 404, not 414.
     routerOptions: { maxParamLength: 1000 },
-    frameworkErrors: answerUnroutable,
+    frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) =>
+      answerUnroutable(request, reply, headers.api),
     genReqId: requestIdFor,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
@@ -106,18 +107,25 @@ export async function createApp(
 /**
  * Fastify's router refuses a path before any hook runs when a parameter is longer than
  * maxParamLength or is not valid percent-encoding. Such an id cannot exist: answer the 404 a
- * missing resource gets, in the envelope, with the request id.
+ * missing resource gets, in the envelope, with the request id and the security headers.
  */
-function answerUnroutable(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+function answerUnroutable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  securityHeaders: Record<string, string>,
+): void {
   const response = toErrorResponse(
     new ApiError('not_found', `No such resource: ${request.url.split('?')[0].slice(0, 200)}`, {
       code: 'RESOURCE_NOT_FOUND',
     }),
     String(request.id),
   );
+  // No onRequest hook has run: the headers they set on every answer are set here.
   void reply
     .status(response.status)
     .header('x-request-id', request.id)
+    .headers(securityHeaders)
+    .header('cache-control', 'no-store')
     .header('content-type', 'application/json; charset=utf-8')
     .send(response.body);
 }

@@ -95,6 +95,17 @@ describe(`requests refused before routing (${TEST_DIALECT})`, () => {
       expect(closed).toBe(true);
     });
 
+    it.each(['/v0/plans/plan_%zz', `/v0/plans/plan_${'A'.repeat(1500)}`])(
+      'answers a path the router refuses (%#) with the security headers too',
+      async (path) => {
+        const { responses } = await exchange(
+          port,
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
+        expectRawEnvelope(responses[0], 404, 'not_found', 'RESOURCE_NOT_FOUND');
+      },
+    );
+
     it('answers an HTTP/1.1 request without Host in the envelope', async () => {
       const { responses } = await exchange(
         port,
