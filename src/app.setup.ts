@@ -203,6 +203,9 @@ const UTF8_LABELS = new Set(['utf-8', 'utf8']);
  * `application/json; charset=utf-8`); no charset means UTF-8 (RFC 8259).
  */
 function unsupportedCharset(contentType: string | undefined): ApiError | undefined {
+  if (contentType === 'application/json' || contentType === 'application/json; charset=utf-8') {
+    return undefined;
+  }
   let charset: string | null;
   try {
     charset = new MIMEType(contentType ?? '').params.get('charset');

@@ -105,6 +105,11 @@ describe(`request timeouts and hang-ups (${TEST_DIALECT})`, () => {
     expect(lines.filter((line) => line.level >= 50)).toEqual([]);
   });
 
+  it('logged none of the above as an error of the service', () => {
+    const errors = l.logs.map((line) => JSON.parse(line)).filter((line) => line.level >= 50);
+    expect(errors).toEqual([]);
+  });
+
   it('answers a request arriving while the app closes with a 503 in the envelope', async () => {
     const other = await startListeningApp({ REQUEST_TIMEOUT_SECONDS: '30' });
     const otherPort = Number(new URL(other.client.baseUrl).port);
