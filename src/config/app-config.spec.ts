@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       rateLimitPerSecond: 100,
       bootstrapOrganizationName: 'Default',
       printDevelopmentKey: true,
+      requestTimeoutSeconds: 30,
       database: { kind: 'sqlite', sqlitePath: `${dir}/db.sqlite` },
     });
     expect(config.encryptionKey).toHaveLength(32);
@@ -54,6 +55,17 @@ describe('loadConfig', () => {
       'TRUST_PROXY',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+
+  it('reads REQUEST_TIMEOUT_SECONDS as 1-600 seconds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const env = { DATABASE_URL: `sqlite:${dir}/db.sqlite`, ENCRYPTION_KEY: KEY };
+    expect(loadConfig({ ...env, REQUEST_TIMEOUT_SECONDS: '2' }).requestTimeoutSeconds).toBe(2);
+    for (const bad of ['0', '601', '1.5', 'soon']) {
+      expect(problemsOf({ ...env, REQUEST_TIMEOUT_SECONDS: bad })).toEqual([
+        `REQUEST_TIMEOUT_SECONDS must be a whole number from 1 to 600 (got "${bad}")`,
+      ]);
     }
   });
 

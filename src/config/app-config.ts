@@ -32,6 +32,8 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   /** Seconds to wait for requests in flight on SIGTERM. */
   shutdownTimeoutSeconds: number;
+  /** Seconds a request's headers and body have to arrive in full before it is answered 408. */
+  requestTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +163,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     0,
     600,
   );
+  const requestTimeoutSeconds = parseInteger(
+    problems,
+    'REQUEST_TIMEOUT_SECONDS',
+    env.REQUEST_TIMEOUT_SECONDS,
+    30,
+    1,
+    600,
+  );
 
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -225,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl,
     trustProxy,
     shutdownTimeoutSeconds,
+    requestTimeoutSeconds,
   };
 }
 

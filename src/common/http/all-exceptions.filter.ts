@@ -2,12 +2,14 @@ import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestj
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { ApiError, toErrorResponse } from '../errors';
+import { clientHungUp } from './connections';
 import { RouteTable } from './route-table';
 
 /**
  * The one exception filter (APP_FILTER): whatever was thrown, the client gets the envelope of
  * API.md section 3 with the request id; unexpected errors are logged with their stack, and
- * nothing about them (SQL, stack, secrets) reaches the client.
+ * nothing about them (SQL, stack, secrets) reaches the client. A client that hung up mid-request
+ * is one info line, not an error (API.md section 6).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -22,6 +24,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
+    if (clientHungUp(request)) {
+      // Reading the body failed because the client went away: nobody to answer, no fault here.
+      this.logger.info(
+        { reqId: request.id, req: { method: request.method, route: request.routeOptions?.url } },
+        'client closed the connection before the request arrived in full',
+      );
+      return;
+    }
     sendError(reply, request, this.translate(exception, request), (err, requestId) =>
       this.logger.error({ err, reqId: requestId }, 'request failed unexpectedly'),
     );

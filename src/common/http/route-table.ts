@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 /**
  * The methods registered for each route pattern, collected from Fastify's onRoute hook, so that
- * a known path with the wrong method answers 405 with Allow.
+ * a known path with the wrong method answers 405 with Allow. A pattern matches a path exactly as
+ * Fastify's router does (no trailing slash): `/v0/products/` does not exist, so it is a 404.
  */
 @Injectable()
 export class RouteTable {
@@ -13,7 +14,7 @@ export class RouteTable {
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
-    const pattern = new RegExp(`^${source}/?$`);
+    const pattern = new RegExp(`^${source}$`);
     let entry = this.routes.find((r) => r.pattern.source === pattern.source);
     if (!entry) {
       entry = { url, pattern, methods: new Set() };

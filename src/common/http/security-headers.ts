@@ -68,18 +68,30 @@ async function helmetHeaders(options: FastifyHelmetOptions): Promise<Record<stri
   );
 }
 
+/** The two sets of security headers: every JSON answer's, and Swagger UI's pages'. */
+export interface SecurityHeaders {
+  api: Record<string, string>;
+  docs: Record<string, string>;
+}
+
 /**
  * Security headers for a JSON API (API.md section 6), on every response, errors included:
  * Helmet's defaults (nosniff, HSTS, Referrer-Policy no-referrer, cross-origin isolation
  * headers...), X-Frame-Options DENY, a CSP that allows nothing but that Swagger UI's routes
- * relax, and Cache-Control: no-store, since API responses are private to their caller. Both
- * sets of headers are Helmet's, computed at start-up and set as constants.
+ * relax, and Cache-Control: no-store (set beside them), since API responses are private to their
+ * caller. Both sets are Helmet's, computed once at start-up; answers written below Fastify (a
+ * request Node's parser refused) carry `api` too.
  */
-export async function registerSecurityHeaders(fastify: FastifyInstance): Promise<void> {
-  const apiHeaders = await helmetHeaders(API_OPTIONS);
-  const docsHeaders = await helmetHeaders(DOCS_OPTIONS);
+export async function securityHeaders(): Promise<SecurityHeaders> {
+  const api = await helmetHeaders(API_OPTIONS);
+  const docs = await helmetHeaders(DOCS_OPTIONS);
+  return { api, docs };
+}
+
+/** Sets the security headers as constants on every response. */
+export function registerSecurityHeaders(fastify: FastifyInstance, headers: SecurityHeaders): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.headers(isDocsUi(request.routeOptions.url ?? '') ? docsHeaders : apiHeaders);
+    void reply.headers(isDocsUi(request.routeOptions.url ?? '') ? headers.docs : headers.api);
     if (!isDocsUi(request.url)) void reply.header('cache-control', 'no-store');
     done();
   });
