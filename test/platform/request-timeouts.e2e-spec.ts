@@ -3,8 +3,8 @@ import { TestTenant } from '../helpers/test-app';
 import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
 import { startServer } from '../helpers/processes';
 import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
-import { ListeningApp, startListeningApp } from '../reliability/support/fixtures';
-import { exchange, expectRawEnvelope } from './raw-http';
+import { ListeningApp, startListeningApp } from '../helpers/reliability/fixtures';
+import { exchange, expectRawEnvelope } from '../helpers/raw-http';
 
 /**
  * Issue 17, finding 4: a request whose headers or body have not arrived in full within

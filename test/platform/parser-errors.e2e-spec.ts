@@ -1,7 +1,7 @@
 import { TestTenant } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
-import { ListeningApp, startListeningApp } from '../reliability/support/fixtures';
-import { exchange, expectRawEnvelope } from './raw-http';
+import { ListeningApp, startListeningApp } from '../helpers/reliability/fixtures';
+import { exchange, expectRawEnvelope } from '../helpers/raw-http';
 
 /**
  * Issue 17, finding 7: requests that fail before routing (Node's HTTP parser) and bodies in a
