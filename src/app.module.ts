@@ -1,14 +1,8 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
-import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
-import { RateLimiter } from './common/http/rate-limit';
-import { RouteTable } from './common/http/route-table';
-import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { AppValidationPipe } from './common/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -16,8 +10,12 @@ import { ExternalAccountsModule } from './external-accounts/external-accounts.mo
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { PlansModule } from './plans/plans.module';
+import { PlatformModule } from './platform/platform.module';
 
-/** Wires the modules; the global guard, pipe and filter are APP_* providers. */
+/**
+ * Wires the modules, layer by layer (docs/architecture.md); PlatformModule registers the global
+ * guard, pipe and filter.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, extraModules: Type[] = []): DynamicModule {
@@ -28,20 +26,13 @@ export class AppModule {
         LoggerModule.forRoot(loggerParams(logger)),
         DatabaseModule,
         AuthModule,
-        IdempotencyModule,
+        PlatformModule,
         HealthModule,
         CatalogModule,
         PlansModule,
         ExternalAccountsModule,
         ...extraModules,
       ],
-      providers: [
-        RouteTable,
-        RateLimiter,
-        { provide: APP_PIPE, useClass: AppValidationPipe },
-        { provide: APP_FILTER, useClass: AllExceptionsFilter },
-      ],
-      exports: [RouteTable],
     };
   }
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
-import { IfMatch } from '../common/http/etag';
+import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateProductDto } from './dto/create-product.dto';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
-import { isDatabaseUnavailable } from '../common/errors/error-envelope';
+import { driverCode, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseKind } from '../config/app-config';
 import { takeCommitHook } from './commit-hook';
 import { EntityTable } from './entity-table';
@@ -21,12 +21,6 @@ export const SQLITE_LOCK_WAIT_MS = 5000;
 
 function isSqliteBusy(err: unknown): boolean {
   return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
-}
-
-function driverCode(err: unknown): string | undefined {
-  const e = err as { driverError?: { code?: unknown }; code?: unknown };
-  const code = e?.driverError?.code ?? e?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   ApiOkResponse,
   ApiParam,
 } from '@nestjs/swagger';
-import { ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
+import { ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import {
   DeletedExternalBankAccountResponse,
   ExternalBankAccountListResponse,

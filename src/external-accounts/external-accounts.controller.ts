@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses } from '../common/http/api-docs';
-import { IfMatch } from '../common/http/etag';
+import { ApiCommonResponses } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';

@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ForbiddenError,
-  NotFoundError,
-  ValidationFailedError,
-  isUniqueViolation,
-} from '../common/errors';
+import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
+import { isUniqueViolation } from '../database/database-errors';
 import { Database } from '../database/database.service';
 import { lockedUpdate } from '../database/locked-update';
 import { AccountNumberVault } from './account-number-vault';

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator';
 import { ServiceUnavailableError } from '../common/errors';
-import { ErrorEnvelope } from '../common/http/api-docs';
+import { ErrorEnvelope } from '../platform/api-docs';
 import { Database } from '../database/database.service';
 
 class HealthResponse {

@@ -8,8 +8,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
-import { IfMatch } from '../common/http/etag';
+import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';

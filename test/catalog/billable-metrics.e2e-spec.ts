@@ -1,4 +1,4 @@
-import { etagOf } from '../../src/common/http/etag';
+import { etagOf } from '../../src/platform/etag';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 
@@ -619,7 +619,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
       it('applies the change when If-Match is the ETag of the current metric', async () => {
         const metric = await createMetric(a, productA.id);
         const read = await get(a, metric.id).expect(200);
-        // The ETag is a hash of the representation GET returns (src/common/http/etag.ts).
+        // The ETag is a hash of the representation GET returns (src/common/etag.ts).
         const res = await patch(a, metric.id, { unit: 'tokens' }, etagOf(read.body)).expect(200);
         expect(res.body.unit).toBe('tokens');
       });

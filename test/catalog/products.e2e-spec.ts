@@ -1,4 +1,4 @@
-import { etagOf } from '../../src/common/http/etag';
+import { etagOf } from '../../src/platform/etag';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 
@@ -592,7 +592,7 @@ describe(`products (${TEST_DIALECT})`, () => {
       it('applies the change when If-Match is the ETag of the current product', async () => {
         const product = await createProduct(a);
         const read = await get(a, product.id).expect(200);
-        // The ETag is a hash of the representation GET returns (src/common/http/etag.ts).
+        // The ETag is a hash of the representation GET returns (src/common/etag.ts).
         const res = await patch(a, product.id, { name: 'Checked' }, etagOf(read.body)).expect(200);
         expect(res.body.name).toBe('Checked');
       });

@@ -1,4 +1,4 @@
-import { etagOf } from '../../src/common/http/etag';
+import { etagOf } from '../../src/platform/etag';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { WidgetsModule } from '../helpers/widgets.module';

@@ -1,5 +1,5 @@
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { RouteTable } from '../../src/common/http/route-table';
+import { RouteTable } from '../../src/platform/route-table';
 import { FaultsModule } from '../helpers/faults.module';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';

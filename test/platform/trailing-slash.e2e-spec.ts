@@ -1,4 +1,4 @@
-import { RouteTable } from '../../src/common/http/route-table';
+import { RouteTable } from '../../src/platform/route-table';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { RouteTable } from '../../src/common/http/route-table';
+import { RouteTable } from '../../src/platform/route-table';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestTenant } from '../helpers/test-app';
 import {

@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { hash } from 'node:crypto';
-import { API_KEY_PATTERN } from '../../auth/api-keys.service';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { ApiError } from '../errors';
+import { API_KEY_PATTERN } from '../auth/api-keys.service';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { ApiError } from '../common/errors';
 
 /** RATE_LIMIT_PER_SECOND counts requests in fixed one-second windows. */
 export const RATE_LIMIT_WINDOW_MS = 1000;

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
-import { ApiError, toErrorResponse } from '../errors';
+import { ApiError } from '../common/errors';
+import { toErrorResponse } from './error-envelope';
 import { clientHungUp } from './connections';
 import { RouteTable } from './route-table';
 

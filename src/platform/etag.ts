@@ -1,7 +1,7 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-export { assertIfMatch, etagOf, etagOfJson } from '../etag';
+export { assertIfMatch, etagOf, etagOfJson } from '../common/etag';
 
 /** The If-Match request header, or undefined. */
 export const IfMatch = createParamDecorator(

@@ -1,5 +1,5 @@
 import { IncomingMessage } from 'node:http';
-import { ID_PREFIXES, newId } from './ids';
+import { ID_PREFIXES, newId } from '../common/ids';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

@@ -2,8 +2,9 @@ import { STATUS_CODES, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, toErrorResponse } from '../errors';
-import { ID_PREFIXES, newId } from '../ids';
+import { ApiError } from '../common/errors';
+import { toErrorResponse } from './error-envelope';
+import { ID_PREFIXES, newId } from '../common/ids';
 
 /** Node's own error for a request whose headers or body did not arrive in time. */
 const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
