@@ -13,6 +13,7 @@ import { RateLimiter } from './common/http/rate-limit';
 import { RouteTable } from './common/http/route-table';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { IdempotencyService } from './common/idempotency/idempotency.service';
+import { withInexactNumbersMarked } from './common/json-numbers';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
 import { createLogger, nestLogger, registerRequestLog } from './logging';
@@ -139,7 +140,8 @@ function configureHttp(app: NestFastifyApplication): void {
           undefined,
         );
       }
-      if (!err) return done(null, value);
+      // A number JSON.parse would change (12345678901234567890123) fails validation instead.
+      if (!err) return done(null, withInexactNumbersMarked(body as string, value));
       const empty = body === '';
       done(
         new ApiError(
