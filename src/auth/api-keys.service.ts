@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { hash, randomInt } from 'node:crypto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { characters } from '../common/metadata';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { DatabaseChangeFeed } from '../database/change-feed';
 import { Database } from '../database/database.service';
@@ -145,7 +146,7 @@ export class ApiKeysService {
   }
 
   async createOrganization(name: string): Promise<OrganizationView> {
-    if (typeof name !== 'string' || name.trim() === '' || name.length > 200) {
+    if (typeof name !== 'string' || name.trim() === '' || characters(name) > 200) {
       throw ValidationFailedError.field(
         'name',
         'invalid_value',
