@@ -38,6 +38,7 @@ function fakeDatabase(row: { id: string; organization_id: string } | null) {
         state.row ? { id: state.row.id, createdAt: new Date(), revokedAt: null } : null,
       ),
     update: () => Promise.resolve(),
+    insert: () => Promise.resolve(),
   };
   const db = {
     sql: (text: string) => text,
@@ -151,5 +152,17 @@ describe('ApiKeysService.authenticate', () => {
     expect(service.cachedPrincipal(key)).toBeUndefined();
     await service.authenticate(key);
     expect(state.lookups).toBe(2);
+  });
+});
+
+describe('ApiKeysService.createOrganization', () => {
+  const emoji = '\u{1F600}'; // one character, two UTF-16 units
+
+  it('counts a name in characters (code points), as every other length', async () => {
+    const service = serviceOn(fakeDatabase(null).db);
+    await expect(service.createOrganization(emoji.repeat(200))).resolves.toMatchObject({
+      name: emoji.repeat(200),
+    });
+    await expect(service.createOrganization(emoji.repeat(201))).rejects.toThrow();
   });
 });
