@@ -19,6 +19,7 @@ import {
   securityHeaders,
 } from './common/http/security-headers';
 import { IdempotencyService } from './common/idempotency/idempotency.service';
+import { withInexactNumbersMarked } from './common/json-numbers';
 import { requestIdFor } from './common/request-id';
 import { AppConfig } from './config/app-config';
 import { createLogger, nestLogger, registerRequestLog } from './logging';
@@ -175,7 +176,8 @@ function configureHttp(app: NestFastifyApplication): void {
             undefined,
           );
         }
-        if (!err) return done(null, value);
+        // A number JSON.parse would change (12345678901234567890123) fails validation instead.
+        if (!err) return done(null, withInexactNumbersMarked(body, value));
         const empty = body === '';
         done(
           new ApiError(

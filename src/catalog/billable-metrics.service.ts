@@ -11,7 +11,7 @@ import { CreateBillableMetricDto } from './dto/create-billable-metric.dto';
 import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.dto';
 import { UpdateBillableMetricDto } from './dto/update-billable-metric.dto';
 import { BillableMetric } from './entities/billable-metric.entity';
-import { normalizeDescription } from './dto/text';
+import { normalizeDescription } from '../common/text';
 import { assertOwnMerchant } from '../common/merchant';
 
 @Injectable()

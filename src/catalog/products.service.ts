@@ -11,7 +11,7 @@ import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductResponse, toProductResponse } from './dto/product.response';
 import { UpdateProductDto } from './dto/update-product.dto';
 import { Product } from './entities/product.entity';
-import { normalizeDescription } from './dto/text';
+import { normalizeDescription } from '../common/text';
 import { assertOwnMerchant } from '../common/merchant';
 
 @Injectable()

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database.service';
 
@@ -22,7 +23,12 @@ import { Database } from './database.service';
   ],
   providers: [
     { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
+    {
+      provide: DatabaseChangeFeed,
+      inject: [DataSource],
+      useFactory: (ds: DataSource) => new DatabaseChangeFeed(ds),
+    },
   ],
-  exports: [Database],
+  exports: [Database, DatabaseChangeFeed],
 })
 export class DatabaseModule {}

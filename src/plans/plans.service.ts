@@ -5,6 +5,7 @@ import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertOwnMerchant } from '../common/merchant';
+import { normalizeDescription } from '../common/text';
 import { Database } from '../database/database.service';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
@@ -76,7 +77,7 @@ export class PlansService {
       productId: dto.productId,
       name: dto.name,
       invoiceDisplayName: dto.invoiceDisplayName ?? dto.name,
-      description: dto.description ?? null,
+      description: normalizeDescription(dto.description),
       billingInterval: dto.billingInterval,
       currency: dto.currency ?? 'USD',
       taxBehavior: dto.tax?.behavior ?? 'exclusive',
@@ -151,7 +152,8 @@ export class PlansService {
         ...plan,
         name: dto.name ?? plan.name,
         invoiceDisplayName: dto.invoiceDisplayName ?? plan.invoiceDisplayName,
-        description: dto.description !== undefined ? dto.description : plan.description,
+        description:
+          dto.description !== undefined ? normalizeDescription(dto.description) : plan.description,
         billingInterval: dto.billingInterval ?? plan.billingInterval,
         taxBehavior: dto.tax?.behavior ?? plan.taxBehavior,
         taxCode: dto.tax?.code !== undefined ? dto.tax.code : plan.taxCode,
