@@ -4,17 +4,16 @@ import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../common/errors';
 import { ApiKeysService, Principal } from './api-keys.service';
+import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
-
-const BEARER = /^Bearer [^\s]+$/;
 
 /**
  * The global guard (APP_GUARD): every route needs a live API key unless marked @Public().
- * The key must come in the Authorization header; passport-http-bearer would also accept an
- * access_token in the query or body, which would leak keys into logs, so that is refused here.
- * `strategyName` is this application instance's bearer strategy (see createBearerStrategy).
- * A key the strategy accepted within the last few seconds is let through from ApiKeysService's
- * cache without running passport.
+ * The key comes only in the Authorization header (bearerToken: RFC 6750's header form, the
+ * scheme in any case); passport-http-bearer would also accept an access_token in the query or
+ * body, which would leak keys into logs, so the header is checked here first. A key found live
+ * moments ago is let through from ApiKeysService's cache of checked keys, without I/O; any other
+ * goes through this application instance's bearer strategy (see createBearerStrategy).
  */
 export function createApiKeyGuard(
   strategyName: string,
@@ -38,25 +37,27 @@ export function createApiKeyGuard(
       if (isPublic) return true;
       const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
       const header = request.headers.authorization;
-      if (typeof header !== 'string' || !BEARER.test(header)) {
+      const token = bearerToken(header);
+      if (token === undefined) {
         throw new UnauthorizedError(
           header === undefined
             ? 'No API key: send Authorization: Bearer <API key>'
             : 'Malformed Authorization header: expected Bearer <API key>',
         );
       }
-      // A key that the bearer strategy accepted moments ago needs neither passport nor the
-      // database again (ApiKeysService.cachedPrincipal); any other goes through the strategy.
-      const cached = apiKeys.cachedPrincipal(header.slice('Bearer '.length));
+      const cached = apiKeys.cachedPrincipal(token);
       if (cached) {
         request.user = cached;
         return true;
       }
+      // passport-http-bearer splits the header on single spaces; RFC 6750 allows several, so the
+      // strategy is shown the one spelling it reads. The token itself is unchanged.
+      request.headers.authorization = `Bearer ${token}`;
       return (await super.canActivate(context)) as boolean;
     }
 
     override handleRequest<TUser>(err: unknown, user: TUser | false): TUser {
-      // Unchanged: a database error (a 503) may come from another realm, so no instanceof test.
+      // A database error (a 503) may come from another realm, so no instanceof test.
       // eslint-disable-next-line @typescript-eslint/only-throw-error
       if (err) throw err;
       if (!user) throw new UnauthorizedError('Invalid API key: it is unknown or has been revoked');

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { hash, randomInt } from 'node:crypto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { characters } from '../common/metadata';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { DatabaseChangeFeed } from '../database/change-feed';
 import { Database } from '../database/database.service';
 import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
@@ -70,13 +72,22 @@ function apiKeyView(k: ApiKey): ApiKeyView {
 }
 
 /**
- * How long a key that authenticated is taken as live without asking the database again. A key
- * revoked through this process (ApiKeysService.revokeApiKey) stops working at once; a key
- * revoked elsewhere (the command line, another instance) within this many milliseconds.
+ * How long a key that authenticated is taken as live without asking the database again, while
+ * the database's change feed is trusted (see DatabaseChangeFeed): a revocation, wherever it is
+ * made (this process, another instance, the command line), drops the entry as soon as it
+ * commits, so this bounds only how long a cache entry lives.
  */
 export const API_KEY_CACHE_TTL_MS = 5_000;
+/**
+ * How long an entry is used while the change feed is not trusted (PostgreSQL's listening
+ * connection is down or slow): short enough that a revocation nobody heard of still takes
+ * effect within API.md's 1 second.
+ */
+export const API_KEY_UNTRUSTED_TTL_MS = 500;
 /** At most this many keys are remembered; the oldest entry goes first. */
 const API_KEY_CACHE_SIZE = 10_000;
+/** The change-feed channel a revocation is announced on, with the key's id. */
+export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
 
 /**
  * Live keys recently seen, by hash (never the key itself), so a busy key costs one database
@@ -84,19 +95,19 @@ const API_KEY_CACHE_SIZE = 10_000;
  * a key created a moment ago works on its first request.
  */
 class PrincipalCache {
-  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+  private readonly entries = new Map<string, { principal: Principal; checkedAt: number }>();
 
-  get(keyHash: string, now = Date.now()): Principal | undefined {
+  get(keyHash: string, ttl: number, now = Date.now()): Principal | undefined {
     const entry = this.entries.get(keyHash);
     if (!entry) return undefined;
-    if (entry.expiresAt > now) return entry.principal;
-    this.entries.delete(keyHash);
+    if (now - entry.checkedAt < ttl) return entry.principal;
+    if (now - entry.checkedAt >= API_KEY_CACHE_TTL_MS) this.entries.delete(keyHash);
     return undefined;
   }
 
-  set(keyHash: string, principal: Principal, now = Date.now()): void {
+  set(keyHash: string, principal: Principal, checkedAt: number): void {
     this.entries.delete(keyHash);
-    this.entries.set(keyHash, { principal, expiresAt: now + API_KEY_CACHE_TTL_MS });
+    this.entries.set(keyHash, { principal, checkedAt });
     if (this.entries.size > API_KEY_CACHE_SIZE) {
       this.entries.delete(this.entries.keys().next().value!);
     }
@@ -107,17 +118,35 @@ class PrincipalCache {
       if (entry.principal.apiKeyId === apiKeyId) this.entries.delete(hash);
     }
   }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 /** Organizations and their API keys: created from the command line, checked on every request. */
 @Injectable()
 export class ApiKeysService {
   private readonly cache = new PrincipalCache();
+  /**
+   * Counts what made cache entries stale (revocations heard, "anything may have changed"): a
+   * lookup that overlapped one of them does not fill the cache with what it read before.
+   */
+  private invalidations = 0;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly changes: DatabaseChangeFeed,
+  ) {
+    changes.subscribe(API_KEY_REVOKED_CHANNEL, (keyId) => {
+      this.invalidations++;
+      if (keyId === null) this.cache.clear();
+      else this.cache.forgetKey(keyId);
+    });
+  }
 
   async createOrganization(name: string): Promise<OrganizationView> {
-    if (typeof name !== 'string' || name.trim() === '' || name.length > 200) {
+    if (typeof name !== 'string' || name.trim() === '' || characters(name) > 200) {
       throw ValidationFailedError.field(
         'name',
         'invalid_value',
@@ -171,41 +200,60 @@ export class ApiKeysService {
     return keys.map(apiKeyView);
   }
 
-  /** Revokes a key; revoking it again changes nothing. */
+  /**
+   * Revokes a key; revoking it again changes nothing. Every instance hears of it when it
+   * commits (the change feed) and stops accepting the key; this one forgets it at once.
+   */
   async revokeApiKey(id: string): Promise<ApiKeyView> {
-    return this.db.transaction(async (m) => {
+    const view = await this.db.transaction(async (m) => {
       const key = isIdOf(ID_PREFIXES.apiKey, id) ? await m.findOneBy(ApiKey, { id }) : null;
       if (!key) throw new NotFoundError('API key', id);
       if (!key.revokedAt) {
         key.revokedAt = new Date();
         await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
+        await this.changes.announce(m, API_KEY_REVOKED_CHANNEL, id);
       }
-      this.cache.forgetKey(id);
       return apiKeyView(key);
     });
+    this.invalidations++;
+    this.cache.forgetKey(id);
+    return view;
   }
 
   /**
    * The principal of a live key, or null for a key that is malformed, unknown or revoked. A key
-   * found live is remembered for API_KEY_CACHE_TTL_MS.
+   * found live is remembered (see cachedPrincipal).
    */
   async authenticate(token: string): Promise<Principal | null> {
     if (!API_KEY_PATTERN.test(token)) return null;
     const keyHash = hashApiKey(token);
-    const cached = this.cache.get(keyHash);
+    const cached = this.fromCache(keyHash);
     if (cached) return cached;
+    const invalidations = this.invalidations;
+    const checkedAt = Date.now();
     const rows = await this.db.read((m) =>
       m.query<{ id: string; organization_id: string }[]>(this.db.sql(AUTHENTICATE_SQL), [keyHash]),
     );
     if (rows.length === 0) return null;
     const principal = { organizationId: rows[0].organization_id, apiKeyId: rows[0].id };
-    this.cache.set(keyHash, principal);
+    // A revocation heard while the row was on its way may postdate what the row says.
+    this.changes.catchUp();
+    if (invalidations === this.invalidations) this.cache.set(keyHash, principal, checkedAt);
     return principal;
   }
 
-  /** The principal of a key that authenticated within API_KEY_CACHE_TTL_MS, without any I/O. */
+  /**
+   * The principal of a key found live moments ago and not revoked since, without I/O: within
+   * API_KEY_CACHE_TTL_MS while the change feed is trusted, API_KEY_UNTRUSTED_TTL_MS otherwise.
+   */
   cachedPrincipal(token: string): Principal | undefined {
-    return API_KEY_PATTERN.test(token) ? this.cache.get(hashApiKey(token)) : undefined;
+    return API_KEY_PATTERN.test(token) ? this.fromCache(hashApiKey(token)) : undefined;
+  }
+
+  private fromCache(keyHash: string): Principal | undefined {
+    this.changes.catchUp();
+    const ttl = this.changes.trusted ? API_KEY_CACHE_TTL_MS : API_KEY_UNTRUSTED_TTL_MS;
+    return this.cache.get(keyHash, ttl);
   }
 
   /** BOOTSTRAP_API_KEY: makes sure this exact key exists, with its organization. */

@@ -10,7 +10,7 @@ import { CatalogService } from './catalog.service';
 import { BillableMetricResponse, toBillableMetricResponse } from './dto/billable-metric.response';
 import { CreateBillableMetricDto } from './dto/create-billable-metric.dto';
 import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.dto';
-import { normalizeDescription } from './dto/text';
+import { normalizeDescription } from '../common/text';
 import { UpdateBillableMetricDto } from './dto/update-billable-metric.dto';
 import { BillableMetric } from './entities/billable-metric.entity';
 

@@ -9,7 +9,7 @@ import { lockedUpdate } from '../database/locked-update';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductResponse, toProductResponse } from './dto/product.response';
-import { normalizeDescription } from './dto/text';
+import { normalizeDescription } from '../common/text';
 import { UpdateProductDto } from './dto/update-product.dto';
 import { Product } from './entities/product.entity';
 import { ProductsRepository } from './products.repository';

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ApiError } from '../common/errors';
 import { ConfigError, loadConfig } from '../config/app-config';
+import { DatabaseChangeFeed } from '../database/change-feed';
 import { dataSourceOptions } from '../database/data-source-options';
 import { Database } from '../database/database.service';
 
@@ -66,10 +67,12 @@ export async function main(argv: string[]): Promise<number> {
     dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'each' });
-    const result = await runCommand(
-      new ApiKeysService(new Database(dataSource, config.database.kind)),
-      argv,
+    // The feed only announces here (a revocation reaches running instances); it never listens.
+    const service = new ApiKeysService(
+      new Database(dataSource, config.database.kind),
+      new DatabaseChangeFeed(dataSource, config.database.kind),
     );
+    const result = await runCommand(service, argv);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {

@@ -1,4 +1,5 @@
 import { ValidationFailedError } from './errors';
+import { InexactNumber } from './json-numbers';
 
 export type MetadataValue = string | number | boolean;
 export type Metadata = Record<string, MetadataValue>;
@@ -19,21 +20,46 @@ export function validateMetadata(
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > METADATA_MAX_KEYS) return `may have at most ${METADATA_MAX_KEYS} keys`;
   for (const [key, v] of entries) {
-    if (key.length < 1 || key.length > METADATA_KEY_MAX) {
-      return `keys must be 1-${METADATA_KEY_MAX} characters (got "${key.slice(0, 50)}")`;
+    // Lengths count characters (Unicode code points), as names do: not UTF-16 units.
+    const keyLength = characters(key);
+    if (keyLength < 1 || keyLength > METADATA_KEY_MAX) {
+      return `keys must be 1-${METADATA_KEY_MAX} characters (got "${[...key].slice(0, 50).join('')}")`;
     }
     if (v === null && opts.allowNullValues) continue;
     if (typeof v === 'string') {
-      if (v.length > METADATA_VALUE_MAX) {
+      if (characters(v) > METADATA_VALUE_MAX) {
         return `value of "${key}" must be at most ${METADATA_VALUE_MAX} characters`;
       }
     } else if (typeof v === 'number') {
       if (!Number.isFinite(v)) return `value of "${key}" must be a finite number`;
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) return inexact(key);
+    } else if (v instanceof InexactNumber) {
+      return inexact(key);
     } else if (typeof v !== 'boolean') {
       return `value of "${key}" must be a string, number or boolean (nested objects, arrays and null are not allowed)`;
     }
   }
   return null;
+}
+
+/** How many characters (Unicode code points) `text` has, without building an array. */
+export function characters(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+function inexact(key: string): string {
+  return `value of "${key}" is a number that would not come back exactly as sent (an integer beyond ±(2^53-1), or a decimal with more digits than a double holds); send it as a string`;
 }
 
 /**

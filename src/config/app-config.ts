@@ -186,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push('BOOTSTRAP_API_KEY must look like sk_live_ or sk_test_ and 32 letters or digits');
   }
   const bootstrapOrganizationName = env.BOOTSTRAP_ORGANIZATION_NAME ?? 'Default';
-  if (bootstrapOrganizationName.trim() === '' || bootstrapOrganizationName.length > 200) {
+  if (bootstrapOrganizationName.trim() === '' || [...bootstrapOrganizationName].length > 200) {
     problems.push('BOOTSTRAP_ORGANIZATION_NAME must be 1-200 characters and not blank');
   }
 

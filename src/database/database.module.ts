@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database.service';
 
@@ -26,7 +27,13 @@ import { Database } from './database.service';
       inject: [DataSource, APP_CONFIG],
       useFactory: (ds: DataSource, config: AppConfig) => new Database(ds, config.database.kind),
     },
+    {
+      provide: DatabaseChangeFeed,
+      inject: [DataSource, APP_CONFIG],
+      useFactory: (ds: DataSource, config: AppConfig) =>
+        new DatabaseChangeFeed(ds, config.database.kind),
+    },
   ],
-  exports: [Database],
+  exports: [Database, DatabaseChangeFeed],
 })
 export class DatabaseModule {}

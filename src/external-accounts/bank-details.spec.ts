@@ -1,4 +1,9 @@
-import { BankDetailsInput, checkBankDetails, isAbaRoutingNumber } from './bank-details';
+import {
+  BankDetailsInput,
+  checkBankDetails,
+  isAbaRoutingNumber,
+  visibleLast4,
+} from './bank-details';
 
 const base: Record<string, BankDetailsInput> = {
   US: {
@@ -427,5 +432,20 @@ describe('checkBankDetails', () => {
       expect(text).not.toContain(accountNumber);
       expect(text).not.toContain(accountNumber.toLowerCase());
     }
+  });
+});
+
+describe('visibleLast4', () => {
+  it.each([
+    ['1234', '34'],
+    ['12345', '45'],
+    ['123456', '456'],
+    ['1234567', '567'],
+    ['12345678', '5678'],
+    ['000123456789', '6789'],
+    ['GB82WEST12345698765432', '5432'],
+  ])('shows %p as %p', (accountNumber, shown) => {
+    expect(visibleLast4(accountNumber)).toBe(shown);
+    expect(shown.length * 2).toBeLessThanOrEqual(accountNumber.length);
   });
 });

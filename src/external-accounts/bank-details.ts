@@ -166,3 +166,13 @@ export function checkBankDetails(input: BankDetailsInput): BankDetailsCheck {
     },
   };
 }
+
+/**
+ * The end of an account number that responses may show (`last4`, and `accountNumber` as
+ * "****" + it): its last four characters, but never more than half of them (API.md 5.5), so a
+ * short number is never shown whole or nearly whole: 4 or 5 characters show 2, 6 or 7 show 3.
+ */
+export function visibleLast4(accountNumber: string): string {
+  const shown = Math.min(4, Math.floor(accountNumber.length / 2));
+  return accountNumber.slice(accountNumber.length - shown);
+}

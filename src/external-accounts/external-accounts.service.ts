@@ -9,7 +9,7 @@ import { Database } from '../database/database.service';
 import { lockedUpdate } from '../database/locked-update';
 import { AccountNumberVault } from './account-number-vault';
 import { applyStatusRequest } from './account-status';
-import { checkBankDetails } from './bank-details';
+import { checkBankDetails, visibleLast4 } from './bank-details';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import {
   DeletedExternalBankAccountResponse,
@@ -55,7 +55,7 @@ export class ExternalAccountsService {
       bankName: dto.bankName,
       currency,
       accountNumberEncrypted: this.vault.encrypt(accountNumber, id),
-      last4: accountNumber.slice(-4),
+      last4: visibleLast4(accountNumber),
       fingerprint: this.vault.fingerprint(countryCode, routingNumber, accountNumber),
       routingNumber,
       accountHolderName: dto.accountHolderName,

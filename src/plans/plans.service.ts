@@ -6,6 +6,7 @@ import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertOwnMerchant } from '../common/merchant';
+import { normalizeDescription } from '../common/text';
 import { Database } from '../database/database.service';
 import { lockedUpdate } from '../database/locked-update';
 import { CreatePlanDto } from './dto/create-plan.dto';
@@ -56,7 +57,7 @@ export class PlansService {
       productId: dto.productId,
       name: dto.name,
       invoiceDisplayName: dto.invoiceDisplayName ?? dto.name,
-      description: dto.description ?? null,
+      description: normalizeDescription(dto.description),
       billingInterval: dto.billingInterval,
       currency: dto.currency ?? 'USD',
       taxBehavior: dto.tax?.behavior ?? 'exclusive',
@@ -138,7 +139,8 @@ export class PlansService {
           const changes: Partial<Plan> = {
             name: dto.name ?? undefined,
             invoiceDisplayName: dto.invoiceDisplayName ?? undefined,
-            description: dto.description,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
             billingInterval: dto.billingInterval ?? undefined,
             taxBehavior: dto.tax?.behavior ?? undefined,
             taxCode: dto.tax?.code,

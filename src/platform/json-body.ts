@@ -1,6 +1,7 @@
 import { MIMEType } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../common/errors';
+import { withInexactNumbersMarked } from '../common/json-numbers';
 
 /** API.md section 6: request bodies are at most 100 KB. */
 export const BODY_LIMIT_BYTES = 100 * 1024;
@@ -67,7 +68,8 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
             undefined,
           );
         }
-        if (!err) return done(null, value);
+        // A number JSON.parse would change (12345678901234567890123) fails validation instead.
+        if (!err) return done(null, withInexactNumbersMarked(body, value));
         const empty = body === '';
         done(
           new ApiError(

@@ -15,6 +15,12 @@ describe('rateLimitKey', () => {
     expect(rateLimitKey(requestWith(`Bearer sk_live_${'B'.repeat(32)}`))).not.toBe(id);
   });
 
+  it('reads the scheme name in any case, as the guard does', () => {
+    expect(rateLimitKey(requestWith(`bearer ${key}`))).toBe(
+      rateLimitKey(requestWith(`Bearer ${key}`)),
+    );
+  });
+
   it.each([
     ['no header', undefined],
     ['another scheme', `Basic ${key}`],

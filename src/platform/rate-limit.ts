@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { hash } from 'node:crypto';
 import { API_KEY_PATTERN } from '../auth/api-keys.service';
+import { bearerToken } from '../auth/bearer-token';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiError } from '../common/errors';
 
@@ -32,8 +33,7 @@ export function isRateLimitExempt(url: string): boolean {
  * Redis), or its IP address's when it carries nothing shaped like a key.
  */
 export function rateLimitKey(request: FastifyRequest): string {
-  const header = request.headers.authorization;
-  const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
+  const token = bearerToken(request.headers.authorization) ?? '';
   if (API_KEY_PATTERN.test(token)) {
     return `key:${hash('sha256', `rate-limit:${token}`, 'hex').slice(0, 40)}`;
   }

@@ -81,9 +81,9 @@ const RULES: { name: string; sql: string }[] = [
           GROUP BY organization_id, fingerprint HAVING COUNT(*) > 1`,
   },
   {
-    name: 'an external account has a known status and a four-character last4',
+    name: 'an external account has a known status and a last4 of 2-4 characters',
     sql: `SELECT id FROM external_bank_accounts
-          WHERE status NOT IN ('pending', 'verified', 'errored') OR LENGTH(last4) <> 4`,
+          WHERE status NOT IN ('pending', 'verified', 'errored') OR LENGTH(last4) NOT BETWEEN 2 AND 4`,
   },
   {
     name: 'an idempotency record is in progress (locked) or complete (with its response)',
