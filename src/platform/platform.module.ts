@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { API_KEY_GUARD, AuthModule } from '../auth/auth.module';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { AppValidationPipe } from '../common/validation/validation.pipe';
 import { AllExceptionsFilter } from './all-exceptions.filter';
@@ -13,10 +14,13 @@ import { RouteTable } from './route-table';
  */
 @Global()
 @Module({
-  imports: [IdempotencyModule],
+  imports: [AuthModule, IdempotencyModule],
   providers: [
     RouteTable,
     RateLimiter,
+    // In the order a request meets them: the bearer guard, then (per route) the idempotency
+    // claim of @Idempotent(), the validation pipe, and the filter for whatever is thrown.
+    { provide: APP_GUARD, useExisting: API_KEY_GUARD },
     { provide: APP_PIPE, useClass: AppValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
