@@ -25,17 +25,14 @@ function layerErrors(file: string, source: string): string[] {
 
 describe('the layers of src/ (eslint.layers.js)', () => {
   it.each([
-    ['src/common/ids.ts', "import { Database } from '../database/database.service';"],
+    ['src/common/ids.ts', "import { Database } from '../database/database';"],
     ['src/common/money/decimal.ts', "import { ApiKey } from '../../auth/entities/api-key.entity';"],
     ['src/common/ids.ts', "import type { FastifyRequest } from 'fastify';"],
     ['src/common/ids.ts', "import { APP_PIPE } from '@nestjs/core';"],
     ['src/common/ids.ts', "import { EntityManager } from 'typeorm';"],
-    ['src/config/app-config.ts', "import { Database } from '../database/database.service';"],
-    [
-      'src/database/database.service.ts',
-      "import { ApiKey } from '../auth/entities/api-key.entity';",
-    ],
-    ['src/database/database.service.ts', "import { PlansService } from '../plans/plans.service';"],
+    ['src/config/app-config.ts', "import { Database } from '../database/database';"],
+    ['src/database/database.ts', "import { ApiKey } from '../auth/entities/api-key.entity';"],
+    ['src/database/database.ts', "import { PlansService } from '../plans/plans.service';"],
     ['src/auth/api-keys.service.ts', "import { PlansModule } from '../plans/plans.module';"],
     ['src/auth/api-keys.service.ts', "import { x } from '../platform/platform.module';"],
     [
@@ -54,11 +51,8 @@ describe('the layers of src/ (eslint.layers.js)', () => {
   it.each([
     ['src/common/merchant.ts', "import { ForbiddenError } from './errors';"],
     ['src/common/dto/list-query.dto.ts', "import { ApiProperty } from '@nestjs/swagger';"],
-    [
-      'src/database/database.service.ts',
-      "import type { DatabaseKind } from '../config/app-config';",
-    ],
-    ['src/auth/api-keys.service.ts', "import { Database } from '../database/database.service';"],
+    ['src/database/database.ts', "import type { DatabaseKind } from '../config/app-config';"],
+    ['src/auth/api-keys.service.ts', "import { Database } from '../database/database';"],
     ['src/plans/plans.module.ts', "import { CatalogModule } from '../catalog/catalog.module';"],
     ['src/plans/plans.service.ts', "import { CatalogService } from '../catalog/catalog.service';"],
     [

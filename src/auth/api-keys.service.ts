@@ -4,13 +4,12 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { characters } from '../common/metadata';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { DatabaseChangeFeed } from '../database/change-feed';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
-const AUTHENTICATE_SQL =
-  'SELECT id, organization_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Who is calling: the key's organization, attached to the request by the bearer strategy. */
@@ -137,6 +136,7 @@ export class ApiKeysService {
   constructor(
     private readonly db: Database,
     private readonly changes: DatabaseChangeFeed,
+    private readonly repository: ApiKeysRepository = new ApiKeysRepository(db),
   ) {
     changes.subscribe(API_KEY_REVOKED_CHANNEL, (keyId) => {
       this.invalidations++;
@@ -160,13 +160,13 @@ export class ApiKeysService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.db.transaction((m) => m.insert(Organization, org));
+    await this.db.transaction((m) => this.repository.insertOrganization(m, org));
     return organizationView(org);
   }
 
   async getOrganization(id: string): Promise<OrganizationView> {
     const org = isIdOf(ID_PREFIXES.organization, id)
-      ? await this.db.read((m) => m.findOneBy(Organization, { id }))
+      ? await this.db.read((m) => this.repository.findOrganization(m, id))
       : null;
     if (!org) throw new NotFoundError('organization', id);
     return organizationView(org);
@@ -188,15 +188,13 @@ export class ApiKeysService {
       createdAt: new Date(),
       revokedAt: null,
     });
-    await this.db.transaction((m) => m.insert(ApiKey, record));
+    await this.db.transaction((m) => this.repository.insertKey(m, record));
     return { ...apiKeyView(record), apiKey: key };
   }
 
   async listApiKeys(organizationId: string): Promise<ApiKeyView[]> {
     await this.getOrganization(organizationId);
-    const keys = await this.db.read((m) =>
-      m.find(ApiKey, { where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } }),
-    );
+    const keys = await this.db.read((m) => this.repository.keysOf(m, organizationId));
     return keys.map(apiKeyView);
   }
 
@@ -206,11 +204,11 @@ export class ApiKeysService {
    */
   async revokeApiKey(id: string): Promise<ApiKeyView> {
     const view = await this.db.transaction(async (m) => {
-      const key = isIdOf(ID_PREFIXES.apiKey, id) ? await m.findOneBy(ApiKey, { id }) : null;
+      const key = isIdOf(ID_PREFIXES.apiKey, id) ? await this.repository.findKey(m, id) : null;
       if (!key) throw new NotFoundError('API key', id);
       if (!key.revokedAt) {
         key.revokedAt = new Date();
-        await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
+        await this.repository.revokeKey(m, id, key.revokedAt);
         await this.changes.announce(m, API_KEY_REVOKED_CHANNEL, id);
       }
       return apiKeyView(key);
@@ -231,11 +229,9 @@ export class ApiKeysService {
     if (cached) return cached;
     const invalidations = this.invalidations;
     const checkedAt = Date.now();
-    const rows = await this.db.read((m) =>
-      m.query<{ id: string; organization_id: string }[]>(this.db.sql(AUTHENTICATE_SQL), [keyHash]),
-    );
-    if (rows.length === 0) return null;
-    const principal = { organizationId: rows[0].organization_id, apiKeyId: rows[0].id };
+    const row = await this.db.read((m) => this.repository.liveKey(m, keyHash));
+    if (!row) return null;
+    const principal = { organizationId: row.organization_id, apiKeyId: row.id };
     // A revocation heard while the row was on its way may postdate what the row says.
     this.changes.catchUp();
     if (invalidations === this.invalidations) this.cache.set(keyHash, principal, checkedAt);
@@ -261,7 +257,7 @@ export class ApiKeysService {
     key: string,
     organizationName: string,
   ): Promise<{ created: boolean; organizationId: string }> {
-    const existing = await this.db.read((m) => m.findOneBy(ApiKey, { keyHash: hashApiKey(key) }));
+    const existing = await this.db.read((m) => this.repository.findKeyByHash(m, hashApiKey(key)));
     if (existing) return { created: false, organizationId: existing.organizationId };
     const org = await this.createOrganization(organizationName);
     await this.createApiKey(org.id, { key });
@@ -269,6 +265,6 @@ export class ApiKeysService {
   }
 
   async countOrganizations(): Promise<number> {
-    return this.db.read((m) => m.count(Organization));
+    return this.db.read((m) => this.repository.countOrganizations(m));
   }
 }

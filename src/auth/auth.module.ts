@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import passport from 'passport';
 import { createApiKeyGuard } from './api-key.guard';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { AuthBootstrap } from './auth.bootstrap';
 import { createBearerStrategy } from './bearer.strategy';
@@ -24,6 +25,7 @@ export const API_KEY_GUARD = Symbol('API_KEY_GUARD');
 @Module({
   imports: [PassportModule, TypeOrmModule.forFeature([Organization, ApiKey])],
   providers: [
+    ApiKeysRepository,
     ApiKeysService,
     AuthBootstrap,
     { provide: BEARER_STRATEGY_NAME, useFactory: () => `bearer-${randomUUID()}` },

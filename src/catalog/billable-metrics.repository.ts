@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere } from 'typeorm';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { BillableMetric } from './entities/billable-metric.entity';
 
 /** The queries of billable metrics, on the entity manager of the caller's unit of work. */

@@ -3,7 +3,7 @@ import { NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { BillableMetricsRepository } from './billable-metrics.repository';
 import { CatalogService } from './catalog.service';

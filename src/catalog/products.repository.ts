@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { Product } from './entities/product.entity';
 
 /** The queries of products. Every method runs on the entity manager of the caller's unit of work. */

@@ -4,7 +4,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';

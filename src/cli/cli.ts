@@ -6,7 +6,7 @@ import { ApiError } from '../common/errors';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { DatabaseChangeFeed } from '../database/change-feed';
 import { dataSourceOptions } from '../database/data-source-options';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]
 

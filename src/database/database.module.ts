@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
-import { Database } from './database.service';
+import { Database } from './database';
 
 /** TypeORM on the configured database; migrations run when the app starts. */
 @Global()

@@ -5,7 +5,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { isUniqueViolation } from '../database/database-errors';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { AccountNumberVault } from './account-number-vault';
 import { applyStatusRequest } from './account-status';

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/s
 import { Public } from '../auth/public.decorator';
 import { ServiceUnavailableError } from '../common/errors';
 import { ErrorEnvelope } from '../platform/api-docs';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 
 class HealthResponse {
   /** Always `ok` when the response is 200. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { PLAN_COUNT_SLOTS } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 

@@ -7,7 +7,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertOwnMerchant } from '../common/merchant';
 import { normalizeDescription } from '../common/text';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
@@ -32,8 +32,8 @@ function productNotFound(id: string): ValidationFailedError {
 
 /**
  * Plans and the attachment of their prices. Every write is one transaction, and a price is
- * taken by a conditional UPDATE (`... AND plan_id IS NULL`) whose row count is checked, so two
- * plans racing for one free price cannot both get it: on PostgreSQL the loser's UPDATE waits
+ * taken by a conditional write (only while its plan_id is null) whose row count is checked, so two
+ * plans racing for one free price cannot both get it: on PostgreSQL the loser's write waits
  * for the winner's row lock and then matches nothing; on SQLite writes are serialized.
  */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { EntityTable } from '../database/entity-table';
 import { Price } from './entities/price.entity';
 

@@ -4,7 +4,7 @@ import { assertIfMatch } from '../common/etag';
 import { FieldError, NotFoundError, ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';

@@ -3,7 +3,7 @@ import { IsInt, IsOptional, Max, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { ConflictError } from '../../src/common/errors';
 import { IsDecimalString, IsName } from '../../src/common/validation/decorators';
-import { Database } from '../../src/database/database.service';
+import { Database } from '../../src/database/database';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 
 class NestedDto {

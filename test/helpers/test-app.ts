@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { CreateAppOptions, createApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { Database } from '../../src/database/database.service';
+import { Database } from '../../src/database/database';
 import { TestDatabase, createTestDatabase } from './test-database';
 
 /** A fixed key so tests can compare ciphertexts; never used outside tests. */

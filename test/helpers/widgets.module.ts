@@ -27,7 +27,7 @@ import { Metadata, MetadataPatch, mergeMetadata, sortedMetadata } from '../../sr
 import { ListQueryDto, toListResponse } from '../../src/common/dto/list-query.dto';
 import { IsMetadata, IsName, IsOptionalNotNull } from '../../src/common/validation/decorators';
 import { JSON_COLUMN, TIMESTAMP } from '../../src/database/column-types';
-import { Database } from '../../src/database/database.service';
+import { Database } from '../../src/database/database';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
 import { disarmCommitHook, withCommitHook } from '../../database/commit-hook';
-import { Database } from '../../database/database.service';
+import { Database } from '../../database/database';
 import { ApiError } from '../errors';
 import { ID_PREFIXES, newId } from '../ids';
 import { requestFingerprint } from './idempotency-key';
