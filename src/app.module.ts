@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { KnownQueryModule } from './common/http/known-query.guard';
 import { RateLimiter } from './common/http/rate-limit';
 import { RouteTable } from './common/http/route-table';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
@@ -28,6 +29,8 @@ export class AppModule {
         LoggerModule.forRoot(loggerParams(logger)),
         DatabaseModule,
         AuthModule,
+        // After AuthModule: its global guard runs after the bearer guard.
+        KnownQueryModule,
         IdempotencyModule,
         HealthModule,
         CatalogModule,

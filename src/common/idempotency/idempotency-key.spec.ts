@@ -1,5 +1,7 @@
 import { ValidationFailedError } from '../errors';
-import { parseIdempotencyKey, requestFingerprint } from './idempotency-key';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json';
+import { fingerprintKey, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
 
 describe('parseIdempotencyKey', () => {
   it('returns undefined when there is no header', () => {
@@ -31,26 +33,43 @@ describe('parseIdempotencyKey', () => {
 });
 
 describe('requestFingerprint', () => {
-  const base = requestFingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] });
+  const key = fingerprintKey(Buffer.alloc(32, 7));
+  const fingerprint = (method: string, path: string, body: unknown, query?: unknown) =>
+    requestFingerprint(key, { method, path, body, query });
+  const base = fingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] });
 
   it('is the same for the same request, whatever the key order', () => {
-    expect(requestFingerprint('post', '/v0/plans', { prices: ['a', 'b'], name: 'Pro' })).toBe(base);
+    expect(fingerprint('post', '/v0/plans', { prices: ['a', 'b'], name: 'Pro' })).toBe(base);
   });
 
   it.each([
-    ['method', () => requestFingerprint('PATCH', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] })],
-    ['path', () => requestFingerprint('POST', '/v0/products', { name: 'Pro', prices: ['a', 'b'] })],
+    ['method', () => fingerprint('PATCH', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] })],
+    ['path', () => fingerprint('POST', '/v0/products', { name: 'Pro', prices: ['a', 'b'] })],
     [
       'query',
-      () => requestFingerprint('POST', '/v0/plans?x=1', { name: 'Pro', prices: ['a', 'b'] }),
+      () => fingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'] }, { x: '1' }),
     ],
-    ['body', () => requestFingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['b', 'a'] })],
+    ['body', () => fingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['b', 'a'] })],
     [
       'value type',
-      () => requestFingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'], n: 1 }),
+      () => fingerprint('POST', '/v0/plans', { name: 'Pro', prices: ['a', 'b'], n: 1 }),
     ],
   ])('differs when the %s differs', (_label, other) => {
     expect(other()).not.toBe(base);
     expect(other()).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is keyed: without the encryption key a guess of the body cannot be confirmed', () => {
+    const body = { accountNumber: '000123456789' };
+    const mine = requestFingerprint(key, { method: 'POST', path: '/v0/externalAccounts', body });
+    const otherKey = fingerprintKey(Buffer.alloc(32, 8));
+    expect(
+      requestFingerprint(otherKey, { method: 'POST', path: '/v0/externalAccounts', body }),
+    ).not.toBe(mine);
+    // Nor is it a plain SHA-256 of what was hashed.
+    const plain = createHash('sha256')
+      .update(`POST /v0/externalAccounts\n{}\n${canonicalJson(body)}`)
+      .digest('hex');
+    expect(mine).not.toBe(plain);
   });
 });

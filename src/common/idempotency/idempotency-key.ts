@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { canonicalJson } from '../canonical-json';
 import { ValidationFailedError } from '../errors';
 
@@ -28,9 +28,27 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   );
 }
 
-/** What makes two requests "the same" for a key: method, path with query string, and body. */
-export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method.toUpperCase()} ${url}\n${canonicalJson(body)}`)
+/** HKDF label of the fingerprint key: a key of its own, never the encryption key itself. */
+const FINGERPRINT_INFO = 'billing-api idempotency request fingerprint v1';
+
+/** The key of request fingerprints, derived from ENCRYPTION_KEY with HKDF. */
+export function fingerprintKey(encryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), FINGERPRINT_INFO, 32));
+}
+
+/**
+ * What makes two requests "the same" for a key: method, the path of the route reached, the
+ * query and the body. A keyed hash (HMAC-SHA256 under a key derived from ENCRYPTION_KEY): a
+ * body may hold an account number, and a plain hash of it would let anyone who reads the
+ * database confirm a guess of that number without the key (API.md 5.5).
+ */
+export function requestFingerprint(
+  key: Buffer,
+  request: { method: string; path: string; query?: unknown; body: unknown },
+): string {
+  return createHmac('sha256', key)
+    .update(
+      `${request.method.toUpperCase()} ${request.path}\n${canonicalJson(request.query ?? {})}\n${canonicalJson(request.body)}`,
+    )
     .digest('hex');
 }
