@@ -38,14 +38,6 @@ const NOT_IN_COMMON = [
 /** A relative import that reaches `folder` at the top of src/ (any depth of `../`). */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
-/**
- * Files that still live in src/common although they belong to src/platform or src/database;
- * they move there with the platform layer (issue 13), and this list goes.
- */
-const COMMON_NOT_YET_MOVED = [
-  'src/common/idempotency/**',
-  'src/common/validation/validation.pipe.ts',
-];
 
 function layerBlocks() {
   const blocks = [];
@@ -81,7 +73,7 @@ function layerBlocks() {
     if (layer.name !== 'features') {
       blocks.push({
         files: layer.folders.map((f) => `src/${f}/**/*.ts`),
-        ignores: ['src/**/*.spec.ts', ...(layer.name === 'common' ? COMMON_NOT_YET_MOVED : [])],
+        ignores: ['src/**/*.spec.ts'],
         rules: { 'no-restricted-imports': ['error', { patterns }] },
       });
     }

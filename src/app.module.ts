@@ -8,7 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
 import { HealthModule } from './health/health.module';
-import { loggerParams } from './logging';
+import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
 import { PlatformModule } from './platform/platform.module';
 

@@ -7,7 +7,7 @@ import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { createLogger, nestLogger } from './logging';
+import { createLogger, nestLogger } from './platform/logging';
 import { Connections } from './platform/connections';
 import { BODY_LIMIT_BYTES } from './platform/json-body';
 import { documentGuarantees } from './platform/openapi-guarantees';

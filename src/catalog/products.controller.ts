@@ -3,7 +3,7 @@ import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
+import { ensurePrivateDirectory } from '../common/private-files';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -125,7 +126,7 @@ function loadEncryptionKey(
     if (key.length !== 32) problems.push(`ENCRYPTION_KEY file ${file} does not hold 32 bytes`);
     return { key };
   }
-  mkdirSync(dirname(file), { recursive: true });
+  ensurePrivateDirectory(dirname(file));
   const key = randomBytes(32);
   writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   return { key, generatedAt: file };

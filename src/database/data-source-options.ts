@@ -1,7 +1,7 @@
-import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { ensurePrivateDirectory, ensurePrivateFile } from '../common/private-files';
 import { DatabaseConfig } from '../config/app-config';
 import { postgresMigrations, sqliteMigrations } from './migrations';
 
@@ -46,7 +46,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     };
   }
   const path = database.sqlitePath ?? ':memory:';
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ':memory:') makePrivate(path);
   return {
     ...common,
     type: 'better-sqlite3',
@@ -64,4 +64,21 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       db.pragma('synchronous = NORMAL');
     },
   };
+}
+
+/** The files SQLite keeps beside a database: the write-ahead log, its index, the rollback journal. */
+const SQLITE_COMPANIONS = ['-wal', '-shm', '-journal'];
+
+/**
+ * A SQLite database holds every organization's data: its folder is created 0700 and its files
+ * 0600 before SQLite opens them, whatever the umask (SQLite gives its companion files the main
+ * file's mode). Companions left wider by an older version are narrowed too.
+ */
+function makePrivate(path: string): void {
+  const file = resolve(path);
+  ensurePrivateDirectory(dirname(file));
+  ensurePrivateFile(file);
+  for (const suffix of SQLITE_COMPANIONS) {
+    if (existsSync(file + suffix)) ensurePrivateFile(file + suffix);
+  }
 }

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import { ExternalBankAccountResponse } from './dto/external-bank-account.response';

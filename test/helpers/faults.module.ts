@@ -4,7 +4,7 @@ import { Type } from 'class-transformer';
 import { ConflictError } from '../../src/common/errors';
 import { IsDecimalString, IsName } from '../../src/common/validation/decorators';
 import { Database } from '../../src/database/database';
-import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { Idempotent } from '../../src/platform/idempotency/idempotent.decorator';
 
 class NestedDto {
   @IsDecimalString()

@@ -28,7 +28,7 @@ import { ListQueryDto, toListResponse } from '../../src/common/dto/list-query.dt
 import { IsMetadata, IsName, IsOptionalNotNull } from '../../src/common/validation/decorators';
 import { JSON_COLUMN, TIMESTAMP } from '../../src/database/column-types';
 import { Database } from '../../src/database/database';
-import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { Idempotent } from '../../src/platform/idempotency/idempotent.decorator';
 
 /**
  * A test-only resource with the shape of the product's (create 201 with Location, get, list,

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { IdempotencyService } from '../../src/common/idempotency/idempotency.service';
+import { IdempotencyService } from '../../src/platform/idempotency/idempotency.service';
 import { TEST_ENCRYPTION_KEY, TestTenant } from '../helpers/test-app';
 import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
 import { RunningServer, startServer } from '../helpers/processes';

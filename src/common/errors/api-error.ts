@@ -19,6 +19,11 @@ export const ERROR_STATUS = {
 
 export type ErrorCategory = keyof typeof ERROR_STATUS;
 
+/** API.md section 3: at most this many entries in `errors`; the message says when more were found. */
+export const MAX_FIELD_ERRORS = 100;
+/** A field path echoes the client's own keys: longer ones are cut, so an answer stays small. */
+export const MAX_FIELD_PATH_LENGTH = 200;
+
 export interface FieldError {
   /** A path into the request: `name`, `tax.rate`, `prices[2]`, `query.limit`. */
   field: string;
@@ -31,6 +36,12 @@ export interface ApiErrorOptions {
   code?: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
+}
+
+function boundedFieldError(error: FieldError): FieldError {
+  const field = [...error.field];
+  if (field.length <= MAX_FIELD_PATH_LENGTH) return error;
+  return { ...error, field: `${field.slice(0, MAX_FIELD_PATH_LENGTH - 1).join('')}…` };
 }
 
 /**
@@ -47,10 +58,19 @@ export class ApiError extends Error {
     message: string,
     options: ApiErrorOptions = {},
   ) {
-    super(message);
+    const errors = options.errors;
+    const more = errors && errors.length > MAX_FIELD_ERRORS ? errors.length : 0;
+    super(
+      more > 0
+        ? `${message} (${more} problems were found; the first ${MAX_FIELD_ERRORS} are listed)`
+        : message,
+    );
     this.name = new.target.name;
     this.code = options.code;
-    this.errors = options.errors;
+    // Bounded here, where every error with field entries is made: one small body however many
+    // problems a request has (a 100 KB body of unknown fields would otherwise answer ~1 MB,
+    // and an Idempotency-Key would store it for 24 hours).
+    this.errors = errors?.slice(0, MAX_FIELD_ERRORS).map(boundedFieldError);
     this.headers = options.headers;
   }
 

@@ -17,6 +17,7 @@ import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763
 import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
 import { ListIndexes1763700006000 } from './portable/1763700006000-list-indexes';
 import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
+import { KeyedIdempotencyHashes1763700008000 } from './portable/1763700008000-keyed-idempotency-hashes';
 import { ShortLast41763700009000 } from './portable/1763700009000-short-last4';
 
 export const sqliteMigrations = [
@@ -28,6 +29,7 @@ export const sqliteMigrations = [
   SqliteNamedConstraints,
   ListIndexes1763700006000,
   PlanCounts1763700007000,
+  KeyedIdempotencyHashes1763700008000,
   ShortLast41763700009000,
 ];
 export const postgresMigrations = [
@@ -39,5 +41,6 @@ export const postgresMigrations = [
   PostgresNamedConstraints,
   ListIndexes1763700006000,
   PlanCounts1763700007000,
+  KeyedIdempotencyHashes1763700008000,
   ShortLast41763700009000,
 ];

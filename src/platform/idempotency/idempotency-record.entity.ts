@@ -32,10 +32,14 @@ export class IdempotencyRecord {
   @Column({ name: 'request_method', type: 'varchar', length: 10 })
   requestMethod: string;
 
+  /** The path of the route the request reached (routePath): never a query string. */
   @Column({ name: 'request_path', type: 'text' })
   requestPath: string;
 
-  /** SHA-256 of the method, path and canonical body: a retry must match it. */
+  /**
+   * HMAC-SHA256 (key derived from ENCRYPTION_KEY) of the method, route path, query and canonical
+   * body: a retry must match it. Keyed, so a reader of the database cannot test guesses of a body.
+   */
   @Column({ name: 'request_hash', type: 'varchar', length: 64 })
   requestHash: string;
 

@@ -1,12 +1,14 @@
-import { Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { disarmCommitHook, withCommitHook } from '../../database/commit-hook';
 import { Database } from '../../database/database';
-import { ApiError } from '../errors';
-import { ID_PREFIXES, newId } from '../ids';
-import { requestFingerprint } from './idempotency-key';
+import { ApiError } from '../../common/errors';
+import { ID_PREFIXES, newId } from '../../common/ids';
+import { routePath } from '../route-path';
+import { fingerprintKey, requestFingerprint } from './idempotency-key';
 import { IdempotencyRecord } from './idempotency-record.entity';
 
 /** How long the first response to a key is kept and replayed. */
@@ -27,8 +29,10 @@ export interface ClaimInput {
   organizationId: string;
   key: string;
   method: string;
-  /** The request URL: path and query string. */
+  /** The path of the route reached (routePath): never the raw target, never a query string. */
   path: string;
+  /** The parsed query: part of what makes two requests the same, but never stored. */
+  query?: unknown;
   body: unknown;
   requestId: string;
 }
@@ -51,12 +55,16 @@ class ClaimRace extends Error {}
 export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claims = new WeakMap<FastifyRequest, Claim>();
   private sweepTimer?: NodeJS.Timeout;
+  /** The HMAC key of request fingerprints, derived from ENCRYPTION_KEY. */
+  private readonly fingerprintKey: Buffer;
 
   constructor(
     private readonly db: Database,
     private readonly logger: PinoLogger,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'encryptionKey'>,
   ) {
     logger.setContext('Idempotency');
+    this.fingerprintKey = fingerprintKey(config.encryptionKey);
   }
 
   onApplicationBootstrap(): void {
@@ -74,11 +82,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
    * replayed and the handler must not run.
    */
   async begin(request: FastifyRequest, organizationId: string, key: string): Promise<boolean> {
+    const path = routePath(request);
+    if (path === undefined) throw new Error('An idempotent request must have reached a route');
     const claim = await this.claim({
       organizationId,
       key,
       method: request.method,
-      path: request.url,
+      path,
+      query: request.query,
       body: request.body,
       requestId: String(request.id),
     });
@@ -103,7 +114,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       idempotencyKey: input.key,
       requestMethod: input.method,
       requestPath: input.path,
-      requestHash: requestFingerprint(input.method, input.path, input.body),
+      requestHash: requestFingerprint(this.fingerprintKey, input),
       requestId: input.requestId,
       state: 'in_progress',
       lockedUntil: new Date(now.getTime() + IN_PROGRESS_LOCK_MS),

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoggerService } from '@nestjs/common';
 import { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger } from 'pino';
-import { AppConfig } from './config/app-config';
+import { AppConfig } from '../config/app-config';
 
 /** Paths pino must never print: credentials and bank details, wherever they appear. */
 export const REDACTED_PATHS = [
@@ -44,9 +44,32 @@ function levelOf(statusCode: number): Level {
   return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
 }
 
+/** A query parameter name that is safe to print: short, plain, and not shaped like a secret. */
+const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_.[\]-]{0,39}$/;
+const SECRET_SHAPED = /^(sk|pk|rk|whsec)_/i;
+
+/**
+ * The request target as a log may hold it (API.md section 6): the path, and the NAMES of the
+ * query parameters, never their values, whatever the client put there (`?access_token=sk_…`).
+ * A name that is itself odd or shaped like a key is printed as `[redacted]`.
+ */
+export function loggableTarget(request: FastifyRequest): { url: string; query?: string[] } {
+  const target = request.url;
+  const mark = target.indexOf('?');
+  if (mark < 0) return { url: target };
+  const query = request.query;
+  const names =
+    query !== null && typeof query === 'object'
+      ? Object.keys(query).map((name) =>
+          PLAIN_NAME.test(name) && !SECRET_SHAPED.test(name) ? name : '[redacted]',
+        )
+      : [];
+  return { url: target.slice(0, mark), query: names };
+}
+
 /**
  * One structured line per request, when its response has gone out: the request id (`reqId`,
- * also `req.id`), method, URL, user agent and content type, the status and the time taken.
+ * also `req.id`), method, path and query parameter names (loggableTarget), user agent and content type, the status and the time taken.
  * Never a header that could hold a credential; 4xx lines are warnings and 5xx lines errors.
  */
 export function registerRequestLog(fastify: FastifyInstance, root: Logger): void {
@@ -64,7 +87,7 @@ export function registerRequestLog(fastify: FastifyInstance, root: Logger): void
           req: {
             id: request.id,
             method: request.method,
-            url: request.url,
+            ...loggableTarget(request),
             headers: {
               'user-agent': headers['user-agent'],
               'content-type': headers['content-type'],

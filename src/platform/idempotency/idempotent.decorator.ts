@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Req, UseGuards } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
+import { isApiRoute } from '../route-path';
 import { IDEMPOTENT_METHODS, parseIdempotencyKey } from './idempotency-key';
 import type { IdempotencyService } from './idempotency.service';
 
@@ -27,7 +28,9 @@ function serviceOf(request: FastifyRequest): IdempotencyService {
 class IdempotencyClaim implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
-    if (!IDEMPOTENT_METHODS.has(request.method) || !request.url.startsWith('/v0/')) return true;
+    // The route reached decides, not the raw target: `http://host/v0/…` and `/v%30/…` reach
+    // the same route as `/v0/…` and are claimed the same way.
+    if (!IDEMPOTENT_METHODS.has(request.method) || !isApiRoute(request)) return true;
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
     if (key !== undefined && request.user) {
       await serviceOf(request).begin(request, request.user.organizationId, key);

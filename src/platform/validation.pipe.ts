@@ -2,7 +2,7 @@ import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@
 import { getMetadataStorage } from 'class-validator';
 import type { MetadataStorage } from 'class-validator/types/metadata/MetadataStorage';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { FieldError, ValidationFailedError } from '../errors';
+import { FieldError, ValidationFailedError } from '../common/errors';
 
 /** What each class-validator constraint means to a client, as a stable code and message. */
 const CONSTRAINT_CODES: Record<string, { code: string; message?: string }> = {
