@@ -3,7 +3,8 @@ import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { BillableMetricsService } from './billable-metrics.service';
 import { BillableMetricListResponse, BillableMetricResponse } from './dto/billable-metric.response';
@@ -28,8 +29,12 @@ export class BillableMetricsController {
   @Created(BillableMetricResponse, { description: 'The new billable metric' })
   @Idempotent()
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId is another organization' })
-  create(@CurrentOrganization() org: string, @Body() body: CreateBillableMetricDto) {
-    return this.metrics.create(org, body);
+  create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreateBillableMetricDto,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.metrics.create(org, body, commit);
   }
 
   /** List billable metrics, newest first */
@@ -62,7 +67,8 @@ export class BillableMetricsController {
     @Param('id') id: string,
     @Body() body: UpdateBillableMetricDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.metrics.update(org, id, body, ifMatch);
+    return this.metrics.update(org, id, body, ifMatch, commit);
   }
 }

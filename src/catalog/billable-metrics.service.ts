@@ -3,6 +3,7 @@ import { NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
+import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { BillableMetricsRepository } from './billable-metrics.repository';
@@ -26,6 +27,7 @@ export class BillableMetricsService {
   async create(
     organizationId: string,
     dto: CreateBillableMetricDto,
+    commit?: CommitHook,
   ): Promise<BillableMetricResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
     return this.db.transaction(async (m) => {
@@ -46,7 +48,7 @@ export class BillableMetricsService {
       };
       await this.metrics.insert(m, metric);
       return toBillableMetricResponse(metric);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<BillableMetricResponse> {
@@ -73,22 +75,25 @@ export class BillableMetricsService {
     id: string,
     dto: UpdateBillableMetricDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<BillableMetricResponse> {
     if (!isIdOf(ID_PREFIXES.billableMetric, id)) throw new NotFoundError('billable metric', id);
-    return this.db.transaction((m) =>
-      lockedUpdate({
-        load: () => this.metrics.findForUpdate(m, organizationId, id),
-        notFound: () => new NotFoundError('billable metric', id),
-        view: toBillableMetricResponse,
-        ifMatch,
-        changes: () => ({
-          name: dto.name ?? undefined,
-          description:
-            dto.description === undefined ? undefined : normalizeDescription(dto.description),
-          unit: dto.unit ?? undefined,
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.metrics.findForUpdate(m, organizationId, id),
+          notFound: () => new NotFoundError('billable metric', id),
+          view: toBillableMetricResponse,
+          ifMatch,
+          changes: () => ({
+            name: dto.name ?? undefined,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
+            unit: dto.unit ?? undefined,
+          }),
+          write: (_, changed) => this.metrics.update(m, organizationId, id, changed),
         }),
-        write: (_, changed) => this.metrics.update(m, organizationId, id, changed),
-      }),
+      commit,
     );
   }
 }

@@ -3,7 +3,8 @@ import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
@@ -28,8 +29,12 @@ export class ProductsController {
   @Created(ProductResponse, { description: 'The new product' })
   @Idempotent()
   @forbiddenMerchant
-  create(@CurrentOrganization() org: string, @Body() body: CreateProductDto) {
-    return this.products.create(org, body);
+  create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreateProductDto,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.products.create(org, body, commit);
   }
 
   /** List products, newest first */
@@ -62,7 +67,8 @@ export class ProductsController {
     @Param('id') id: string,
     @Body() body: UpdateProductDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.products.update(org, id, body, ifMatch);
+    return this.products.update(org, id, body, ifMatch, commit);
   }
 }

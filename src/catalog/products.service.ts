@@ -4,6 +4,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
+import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { CreateProductDto } from './dto/create-product.dto';
@@ -22,7 +23,11 @@ export class ProductsService {
     private readonly products: ProductsRepository,
   ) {}
 
-  async create(organizationId: string, dto: CreateProductDto): Promise<ProductResponse> {
+  async create(
+    organizationId: string,
+    dto: CreateProductDto,
+    commit?: CommitHook,
+  ): Promise<ProductResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
     const now = new Date();
     const product: Product = {
@@ -38,7 +43,7 @@ export class ProductsService {
     return this.db.transaction(async (m) => {
       await this.products.insert(m, product);
       return toProductResponse(product);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<ProductResponse> {
@@ -66,22 +71,25 @@ export class ProductsService {
     id: string,
     dto: UpdateProductDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<ProductResponse> {
     if (!isIdOf(ID_PREFIXES.product, id)) throw new NotFoundError('product', id);
-    return this.db.transaction((m) =>
-      lockedUpdate({
-        load: () => this.products.findForUpdate(m, organizationId, id),
-        notFound: () => new NotFoundError('product', id),
-        view: toProductResponse,
-        ifMatch,
-        changes: (product) => ({
-          name: dto.name ?? undefined,
-          description:
-            dto.description === undefined ? undefined : normalizeDescription(dto.description),
-          metadata: mergeMetadata(product.metadata, dto.metadata),
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.products.findForUpdate(m, organizationId, id),
+          notFound: () => new NotFoundError('product', id),
+          view: toProductResponse,
+          ifMatch,
+          changes: (product) => ({
+            name: dto.name ?? undefined,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
+            metadata: mergeMetadata(product.metadata, dto.metadata),
+          }),
+          write: (_, changed) => this.products.update(m, organizationId, id, changed),
         }),
-        write: (_, changed) => this.products.update(m, organizationId, id, changed),
-      }),
+      commit,
     );
   }
 }

@@ -3,7 +3,7 @@ import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
 import { driverCode, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseKind } from '../config/app-config';
-import { takeCommitHook } from './commit-hook';
+import type { CommitHook } from './commit-hook';
 import { EntityTable } from './entity-table';
 
 /** The part of TypeORM's PostgresQueryRunner that hands a failed connection back as failed. */
@@ -58,17 +58,20 @@ export class Database {
   }
 
   /**
-   * Runs `work` in one transaction: everything it writes lands together or not at all. The
-   * first transaction of a request that holds an Idempotency-Key also stores the request's
-   * answer (see commit-hook.ts), in the same commit.
+   * Runs `work` in one transaction: everything it writes lands together or not at all. With an
+   * armed `hook` (the request's Idempotency-Key answer, see commit-hook.ts), the hook runs after
+   * `work`, inside the same transaction, and is settled once that commits.
    */
-  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const armed = takeCommitHook();
+  async transaction<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    hook?: CommitHook,
+  ): Promise<T> {
+    const armed = hook?.armed ? hook : undefined;
     const unit = !armed
       ? work
       : async (manager: EntityManager) => {
           const result = await work(manager);
-          await armed.hook.run(manager, result);
+          await armed.run(manager, result);
           return result;
         };
     const result = this.sqliteLock

@@ -3,7 +3,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import { ExternalBankAccountResponse } from './dto/external-bank-account.response';
@@ -39,8 +40,12 @@ export class ExternalAccountsController {
   @Created(ExternalBankAccountResponse, { description: 'External bank account created' })
   @Idempotent()
   @ApiCreateExternalAccount()
-  create(@CurrentOrganization() org: string, @Body() body: CreateExternalAccountDto) {
-    return this.accounts.create(org, body);
+  create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreateExternalAccountDto,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.accounts.create(org, body, commit);
   }
 
   /** Retrieve an external bank account */
@@ -76,8 +81,9 @@ export class ExternalAccountsController {
     @Param('id') id: string,
     @Body() body: UpdateExternalAccountDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.accounts.update(org, id, body, ifMatch);
+    return this.accounts.update(org, id, body, ifMatch, commit);
   }
 
   /**
@@ -89,7 +95,12 @@ export class ExternalAccountsController {
   @Delete(':id')
   @Idempotent()
   @ApiDeleteExternalAccount()
-  remove(@CurrentOrganization() org: string, @Param('id') id: string, @IfMatch() ifMatch?: string) {
-    return this.accounts.remove(org, id, ifMatch);
+  remove(
+    @CurrentOrganization() org: string,
+    @Param('id') id: string,
+    @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.accounts.remove(org, id, ifMatch, commit);
   }
 }

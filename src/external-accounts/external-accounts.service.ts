@@ -5,6 +5,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { isUniqueViolation } from '../database/database-errors';
+import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { AccountNumberVault } from './account-number-vault';
@@ -36,6 +37,7 @@ export class ExternalAccountsService {
   async create(
     organizationId: string,
     dto: CreateExternalAccountDto,
+    commit?: CommitHook,
   ): Promise<ExternalBankAccountResponse> {
     if (dto.organizationId !== undefined && dto.organizationId !== organizationId) {
       throw new ForbiddenError(
@@ -74,7 +76,7 @@ export class ExternalAccountsService {
       return await this.db.transaction(async (m) => {
         await this.accounts.insert(m, account);
         return toExternalBankAccountResponse(account);
-      });
+      }, commit);
     } catch (err) {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
@@ -109,26 +111,29 @@ export class ExternalAccountsService {
     id: string,
     dto: UpdateExternalAccountDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<ExternalBankAccountResponse> {
     if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
-    return this.db.transaction((m) =>
-      lockedUpdate({
-        load: () => this.accounts.find(m, organizationId, id, true),
-        notFound: () => notFound(id),
-        view: toExternalBankAccountResponse,
-        ifMatch,
-        changes: (account) => {
-          const status = dto.status ? applyStatusRequest(account, dto.status) : account;
-          return {
-            accountHolderName: dto.accountHolderName ?? undefined,
-            accountHolderType: dto.accountHolderType ?? undefined,
-            status: status.status,
-            statusReason: status.statusReason,
-            metadata: mergeMetadata(account.metadata, dto.metadata),
-          };
-        },
-        write: (account, changed) => this.accounts.update(m, { ...account, ...changed }),
-      }),
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.accounts.find(m, organizationId, id, true),
+          notFound: () => notFound(id),
+          view: toExternalBankAccountResponse,
+          ifMatch,
+          changes: (account) => {
+            const status = dto.status ? applyStatusRequest(account, dto.status) : account;
+            return {
+              accountHolderName: dto.accountHolderName ?? undefined,
+              accountHolderType: dto.accountHolderType ?? undefined,
+              status: status.status,
+              statusReason: status.statusReason,
+              metadata: mergeMetadata(account.metadata, dto.metadata),
+            };
+          },
+          write: (account, changed) => this.accounts.update(m, { ...account, ...changed }),
+        }),
+      commit,
     );
   }
 
@@ -137,6 +142,7 @@ export class ExternalAccountsService {
     organizationId: string,
     id: string,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<DeletedExternalBankAccountResponse> {
     if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
     return this.db.transaction(async (m) => {
@@ -145,7 +151,7 @@ export class ExternalAccountsService {
       assertIfMatch(ifMatch, toExternalBankAccountResponse(account));
       await this.accounts.softDelete(m, id, new Date());
       return { id, object: 'externalBankAccount', deleted: true };
-    });
+    }, commit);
   }
 }
 

@@ -10,7 +10,8 @@ import {
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePlanDto } from './dto/create-plan.dto';
@@ -44,8 +45,12 @@ export class PlansController {
   })
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
-  create(@CurrentOrganization() org: string, @Body() body: CreatePlanDto): Promise<PlanResponse> {
-    return this.plans.create(org, body);
+  create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreatePlanDto,
+    @IdempotencyCommit() commit?: CommitHook,
+  ): Promise<PlanResponse> {
+    return this.plans.create(org, body, commit);
   }
 
   /** List plans, newest first; deleted plans only with includeDeleted=true. */
@@ -78,8 +83,9 @@ export class PlansController {
     @Param('id') id: string,
     @Body() body: UpdatePlanDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    return this.plans.update(org, id, body, ifMatch);
+    return this.plans.update(org, id, body, ifMatch, commit);
   }
 
   /** Delete a plan and its prices (soft: deletedAt set); deleting it again answers the same. */
@@ -91,7 +97,8 @@ export class PlansController {
     @CurrentOrganization() org: string,
     @Param('id') id: string,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    return this.plans.remove(org, id, ifMatch);
+    return this.plans.remove(org, id, ifMatch, commit);
   }
 }

@@ -7,6 +7,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertOwnMerchant } from '../common/merchant';
 import { normalizeDescription } from '../common/text';
+import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { CreatePlanDto } from './dto/create-plan.dto';
@@ -45,7 +46,11 @@ export class PlansService {
     private readonly catalog: CatalogService,
   ) {}
 
-  async create(organizationId: string, dto: CreatePlanDto): Promise<PlanResponse> {
+  async create(
+    organizationId: string,
+    dto: CreatePlanDto,
+    commit?: CommitHook,
+  ): Promise<PlanResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
     if (!isIdOf(ID_PREFIXES.product, dto.productId)) throw productNotFound(dto.productId);
     const priceIds = checkPriceIdList(dto.prices ?? []);
@@ -78,7 +83,7 @@ export class PlansService {
       await this.attach(m, plan, prices, new Map(), now);
       await this.plans.count(m, plan, 0, +1);
       return toPlanResponse(plan, prices);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<PlanResponse> {
@@ -118,6 +123,7 @@ export class PlansService {
     id: string,
     dto: UpdatePlanDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<PlanResponse> {
     const priceIds = dto.prices === undefined ? undefined : checkPriceIdList(dto.prices);
     if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
@@ -160,11 +166,16 @@ export class PlansService {
         },
         write: (plan, changed) => this.plans.update(m, plan.id, changed),
       });
-    });
+    }, commit);
   }
 
   /** Soft delete of the plan and its prices. Deleting a deleted plan answers it again. */
-  async remove(organizationId: string, id: string, ifMatch?: string): Promise<PlanResponse> {
+  async remove(
+    organizationId: string,
+    id: string,
+    ifMatch?: string,
+    commit?: CommitHook,
+  ): Promise<PlanResponse> {
     return this.db.transaction(async (m) => {
       const plan = await this.find(m, organizationId, id, true);
       const prices = await this.prices.ofPlan(m, plan.id);
@@ -178,7 +189,7 @@ export class PlansService {
       await this.plans.count(m, plan, 1, +1);
       for (const price of prices) Object.assign(price, { deletedAt: now, updatedAt: now });
       return toPlanResponse({ ...plan, deletedAt: now, updatedAt: now }, prices);
-    });
+    }, commit);
   }
 
   /** Validates the new list, frees the prices left out, takes the new ones and reorders. */

@@ -9,7 +9,8 @@ import {
 import { CurrentOrganization } from '../auth/current-organization.decorator';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePriceDto } from './dto/create-price.dto';
@@ -31,8 +32,12 @@ export class PricesController {
   @Post()
   @Created(PriceResponse, { description: 'Price created successfully' })
   @Idempotent()
-  create(@CurrentOrganization() org: string, @Body() body: CreatePriceDto): Promise<PriceResponse> {
-    return this.prices.create(org, body);
+  create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreatePriceDto,
+    @IdempotencyCommit() commit?: CommitHook,
+  ): Promise<PriceResponse> {
+    return this.prices.create(org, body, commit);
   }
 
   /** List prices, newest first; deleted prices only with includeDeleted=true. */
@@ -64,8 +69,9 @@ export class PricesController {
     @Param('id') id: string,
     @Body() body: UpdatePriceDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PriceResponse> {
-    return this.prices.update(org, id, body, ifMatch);
+    return this.prices.update(org, id, body, ifMatch, commit);
   }
 
   /** Delete a price that is in no live plan (409 PRICE_IN_USE otherwise). */
@@ -79,7 +85,8 @@ export class PricesController {
     @CurrentOrganization() org: string,
     @Param('id') id: string,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<void> {
-    return this.prices.remove(org, id, ifMatch);
+    return this.prices.remove(org, id, ifMatch, commit);
   }
 }

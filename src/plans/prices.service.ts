@@ -4,6 +4,7 @@ import { assertIfMatch } from '../common/etag';
 import { FieldError, NotFoundError, ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
+import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { CreatePriceDto } from './dto/create-price.dto';
@@ -35,7 +36,11 @@ export class PricesService {
     private readonly catalog: CatalogService,
   ) {}
 
-  async create(organizationId: string, dto: CreatePriceDto): Promise<PriceResponse> {
+  async create(
+    organizationId: string,
+    dto: CreatePriceDto,
+    commit?: CommitHook,
+  ): Promise<PriceResponse> {
     const errors: FieldError[] = [];
     if (!isIdOf(ID_PREFIXES.billableMetric, dto.billableMetricId)) {
       errors.push(billableMetricNotFound(dto.billableMetricId));
@@ -65,7 +70,7 @@ export class PricesService {
       }
       await this.prices.insert(m, price);
       return toPriceResponse(price);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<PriceResponse> {
@@ -95,30 +100,38 @@ export class PricesService {
     id: string,
     dto: UpdatePriceDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<PriceResponse> {
     if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
-    return this.db.transaction((m) =>
-      lockedUpdate({
-        load: () => this.prices.find(m, organizationId, id, true),
-        notFound: () => new NotFoundError('price', id),
-        refuse: (price) => {
-          if (price.deletedAt) throw new PriceDeletedError(price.id);
-        },
-        view: toPriceResponse,
-        ifMatch,
-        changes: (price) => {
-          if (dto.properties === undefined) return { invoiceDisplayName: dto.invoiceDisplayName };
-          const parsed = parsePriceProperties(price.model, dto.properties);
-          if (!parsed.ok) throw new ValidationFailedError(parsed.errors);
-          return { invoiceDisplayName: dto.invoiceDisplayName, properties: parsed.properties };
-        },
-        write: (price, changed) => this.prices.update(m, price.id, changed),
-      }),
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.prices.find(m, organizationId, id, true),
+          notFound: () => new NotFoundError('price', id),
+          refuse: (price) => {
+            if (price.deletedAt) throw new PriceDeletedError(price.id);
+          },
+          view: toPriceResponse,
+          ifMatch,
+          changes: (price) => {
+            if (dto.properties === undefined) return { invoiceDisplayName: dto.invoiceDisplayName };
+            const parsed = parsePriceProperties(price.model, dto.properties);
+            if (!parsed.ok) throw new ValidationFailedError(parsed.errors);
+            return { invoiceDisplayName: dto.invoiceDisplayName, properties: parsed.properties };
+          },
+          write: (price, changed) => this.prices.update(m, price.id, changed),
+        }),
+      commit,
     );
   }
 
   /** Soft delete. A price in a live plan is refused; deleting a deleted price is a no-op. */
-  async remove(organizationId: string, id: string, ifMatch?: string): Promise<void> {
+  async remove(
+    organizationId: string,
+    id: string,
+    ifMatch?: string,
+    commit?: CommitHook,
+  ): Promise<void> {
     if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
     await this.db.transaction(async (m) => {
       const price = await this.prices.find(m, organizationId, id, true);
@@ -132,6 +145,6 @@ export class PricesService {
       }
       const now = new Date();
       await this.prices.update(m, price.id, { deletedAt: now, updatedAt: now });
-    });
+    }, commit);
   }
 }

@@ -51,8 +51,6 @@ export async function installRequestPath(
   fastify.addHook('preSerialization', etagPreSerialization);
   // onSend 1: an idempotent replay, or the storing of the answer of a request that owns a key.
   const idempotency = app.get(IdempotencyService);
-  // What @Idempotent() routes claim keys with (request.server.idempotency).
-  fastify.decorate('idempotency', idempotency);
   fastify.addHook('onSend', idempotency.onSend);
   // onSend 2: the ETag of a replayed body, and 304 for a current If-None-Match.
   fastify.addHook('onSend', etagOnSend);

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { disarmCommitHook, withCommitHook } from '../../database/commit-hook';
+import type { CommitHook } from '../../database/commit-hook';
 import { Database } from '../../database/database';
 import { ApiError } from '../../common/errors';
 import { ID_PREFIXES, newId } from '../../common/ids';
@@ -41,6 +41,65 @@ export interface ClaimInput {
 export type Claim =
   { kind: 'owner'; recordId: string } | { kind: 'replay'; record: IdempotencyRecord };
 
+/**
+ * A request's claim of its Idempotency-Key, kept on the request (as the bearer guard keeps the
+ * principal) from the route guard that makes it to the onSend hook that stores or replays the
+ * answer. For the request that owns its key it is also the commit hook its route passes to the
+ * service's transaction (see commit-hook.ts).
+ */
+export class KeyClaim implements CommitHook {
+  armed: boolean;
+
+  constructor(
+    readonly claim: Claim,
+    /** The status the route answers with when it succeeds. */
+    private readonly status: number,
+    private readonly store: (
+      manager: EntityManager,
+      recordId: string,
+      response: StoredResponse,
+    ) => Promise<void>,
+  ) {
+    this.armed = claim.kind === 'owner';
+  }
+
+  /** True when the stored answer is replayed and the handler must not run. */
+  get replay(): boolean {
+    return this.claim.kind === 'replay';
+  }
+
+  /**
+   * Stores the answer in the transaction that wrote it: the status the route answers with and
+   * the response the transaction returned (services return the response from their write
+   * transaction), as Nest will send it. If the process dies before the response leaves, a retry
+   * replays that answer instead of running the request again.
+   */
+  async run(manager: EntityManager, result: unknown): Promise<void> {
+    if (this.claim.kind !== 'owner') return;
+    // Only what is visibly the route's answer: a resource (it has `object`) or nothing (204).
+    if (result !== undefined && typeof (result as { object?: unknown })?.object !== 'string') {
+      return;
+    }
+    const body = result === undefined ? null : JSON.stringify(result);
+    await this.store(manager, this.claim.recordId, {
+      status: this.status,
+      headers: body === null ? {} : { 'content-type': 'application/json; charset=utf-8' },
+      body,
+    });
+  }
+
+  settle(): void {
+    this.armed = false;
+  }
+}
+
+/** A request that may carry its Idempotency-Key claim (set by the route guard). */
+export interface ClaimedRequest {
+  idempotency?: KeyClaim;
+}
+
+type StoredResponse = { status: number; headers: Record<string, string>; body: string | null };
+
 /** Thrown inside the claim transaction when the row vanished between two statements. */
 class ClaimRace extends Error {}
 
@@ -53,7 +112,6 @@ class ClaimRace extends Error {}
  */
 @Injectable()
 export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly claims = new WeakMap<FastifyRequest, Claim>();
   private sweepTimer?: NodeJS.Timeout;
   /** The HMAC key of request fingerprints, derived from ENCRYPTION_KEY. */
   private readonly fingerprintKey: Buffer;
@@ -78,10 +136,15 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
 
   /**
    * Called by IdempotencyClaim, the route guard of @Idempotent(), once the caller is known (after
-   * the bearer guard) and before the validation pipe. Returns true when the stored response is
-   * replayed and the handler must not run.
+   * the bearer guard) and before the validation pipe: claims the key, or finds its stored answer.
+   * `status` is what the route answers when it succeeds.
    */
-  async begin(request: FastifyRequest, organizationId: string, key: string): Promise<boolean> {
+  async begin(
+    request: FastifyRequest,
+    organizationId: string,
+    key: string,
+    status: number,
+  ): Promise<KeyClaim> {
     const path = routePath(request);
     if (path === undefined) throw new Error('An idempotent request must have reached a route');
     const claim = await this.claim({
@@ -93,8 +156,9 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       body: request.body,
       requestId: String(request.id),
     });
-    this.claims.set(request, claim);
-    return claim.kind === 'replay';
+    return new KeyClaim(claim, status, (m, recordId, response) =>
+      this.completeIn(m, recordId, response),
+    );
   }
 
   async claim(input: ClaimInput, now = new Date()): Promise<Claim> {
@@ -164,42 +228,6 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     }
     // In progress past its lock: the request that held it is presumed dead.
     return takeOver();
-  }
-
-  /**
-   * Runs the handler (`fn`) of a request: not at all when its key's answer is replayed; for the
-   * request that owns its key, so that the first transaction it
-   * commits also stores its answer: the status the route answers with and the response the
-   * transaction returned (services return the response from their write transaction), as Nest
-   * will send it. If the process dies before the response leaves, a retry replays that answer
-   * instead of running the request again. onSend then stores the response as sent, headers such
-   * as Location included.
-   */
-  run<T>(request: FastifyRequest, status: number, fn: () => T): T | undefined {
-    const claim = this.claims.get(request);
-    // A replay: the handler does not run; onSend puts the stored status, headers and body in place.
-    if (claim?.kind === 'replay') return undefined;
-    if (claim?.kind !== 'owner') return fn();
-    return withCommitHook(
-      {
-        run: async (manager, result) => {
-          // Only what is visibly the route's answer: a resource (it has `object`) or nothing (204).
-          if (
-            result !== undefined &&
-            typeof (result as { object?: unknown })?.object !== 'string'
-          ) {
-            return;
-          }
-          const body = result === undefined ? null : JSON.stringify(result);
-          await this.completeIn(manager, claim.recordId, {
-            status,
-            headers: body === null ? {} : { 'content-type': 'application/json; charset=utf-8' },
-            body,
-          });
-        },
-      },
-      fn,
-    );
   }
 
   /** Stores the response of the request that owns `recordId`; a retry replays it from now on. */
@@ -273,12 +301,13 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     reply: FastifyReply,
     payload: unknown,
   ): Promise<unknown> => {
-    const claim = this.claims.get(request);
-    if (!claim) return payload;
-    this.claims.delete(request);
+    const keyClaim = (request as FastifyRequest & ClaimedRequest).idempotency;
+    if (!keyClaim) return payload;
+    (request as FastifyRequest & ClaimedRequest).idempotency = undefined;
+    const { claim } = keyClaim;
     if (claim.kind === 'replay') return replay(request, reply, claim.record);
     // The response is stored below; no later transaction of this request may store it again.
-    disarmCommitHook();
+    keyClaim.settle();
 
     const storable = payload === undefined || payload === null || typeof payload === 'string';
     try {
