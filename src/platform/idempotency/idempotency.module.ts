@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryModule, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyRecord } from './idempotency-record.entity';
+import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 import { IDEMPOTENT_ROUTE } from './idempotent.decorator';
 
@@ -56,7 +57,7 @@ export class IdempotentRoutesCheck implements OnModuleInit {
  */
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyRecord]), DiscoveryModule],
-  providers: [IdempotencyService, IdempotentRoutesCheck],
+  providers: [IdempotencyRepository, IdempotencyService, IdempotentRoutesCheck],
   exports: [IdempotencyService],
 })
 export class IdempotencyModule {}

@@ -10,6 +10,7 @@ import { ID_PREFIXES, newId } from '../../common/ids';
 import { routePath } from '../route-path';
 import { fingerprintKey, requestFingerprint } from './idempotency-key';
 import { IdempotencyRecord } from './idempotency-record.entity';
+import { IdempotencyRepository } from './idempotency.repository';
 
 /** How long the first response to a key is kept and replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -118,6 +119,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     private readonly db: Database,
+    private readonly records: IdempotencyRepository,
     private readonly logger: PinoLogger,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'encryptionKey'>,
   ) {
@@ -188,19 +190,13 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       createdAt: now,
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
     } satisfies IdempotencyRecord);
-    // ON CONFLICT DO NOTHING (INSERT OR IGNORE on SQLite): on PostgreSQL a concurrent insert of
-    // the same key waits for the other transaction, then does nothing.
-    await m.createQueryBuilder().insert().into(IdempotencyRecord).values(mine).orIgnore().execute();
-    const current = await m.findOne(IdempotencyRecord, {
-      where: { organizationId: input.organizationId, idempotencyKey: input.key },
-      lock: this.db.rowLock,
-    });
+    await this.records.insertUnlessTaken(m, mine);
+    const current = await this.records.findForUpdate(m, input.organizationId, input.key);
     if (!current) throw new ClaimRace(); // released by its owner in between: try again
     if (current.id === mine.id) return { kind: 'owner', recordId: mine.id };
 
     const takeOver = async (): Promise<Claim> => {
-      await m.delete(IdempotencyRecord, { id: current.id });
-      await m.insert(IdempotencyRecord, mine);
+      await this.records.replace(m, current.id, mine);
       return { kind: 'owner', recordId: mine.id };
     };
     // An expired record no longer exists as far as the client can tell.
@@ -246,17 +242,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     // By id only: the record stays this request's until a retry takes over a stale claim, which
     // deletes it (and a record already completed by the request's transaction gets the response
     // as sent).
-    await m.update(
-      IdempotencyRecord,
-      { id: recordId },
-      {
-        state: 'complete',
-        lockedUntil: null,
-        responseStatus: response.status,
-        responseHeaders: response.headers,
-        responseBody: response.body,
-      },
-    );
+    await this.records.complete(m, recordId, response);
   }
 
   /**
@@ -264,22 +250,12 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
    * work committed (its answer stored with it) is kept: the effect happened, a retry replays it.
    */
   async release(recordId: string): Promise<void> {
-    await this.db.transaction((m) =>
-      m.delete(IdempotencyRecord, { id: recordId, state: 'in_progress' }),
-    );
+    await this.db.transaction((m) => this.records.deleteInProgress(m, recordId));
   }
 
   /** Deletes expired records; returns how many. */
   async sweep(now = new Date()): Promise<number> {
-    const result = await this.db.transaction((m) =>
-      m
-        .createQueryBuilder()
-        .delete()
-        .from(IdempotencyRecord)
-        .where('expires_at <= :now', { now })
-        .execute(),
-    );
-    return result.affected ?? 0;
+    return this.db.transaction((m) => this.records.deleteExpired(m, now));
   }
 
   private async sweepQuietly(): Promise<void> {
