@@ -80,7 +80,7 @@ export const API_KEY_CACHE_TTL_MS = 5_000;
 /**
  * How long an entry is used while the change feed is not trusted (PostgreSQL's listening
  * connection is down or slow): short enough that a revocation nobody heard of still takes
- * effect within API.md's 1 second.
+ * effect within docs/api.md's 1 second (§2).
  */
 export const API_KEY_UNTRUSTED_TTL_MS = 500;
 /** At most this many keys are remembered; the oldest entry goes first. */

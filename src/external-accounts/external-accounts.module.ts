@@ -6,7 +6,7 @@ import { ExternalAccountsController } from './external-accounts.controller';
 import { ExternalAccountsRepository } from './external-accounts.repository';
 import { ExternalAccountsService } from './external-accounts.service';
 
-/** External bank accounts (API.md section 5.5): bank-detail checks, encryption at rest, status. */
+/** External bank accounts (docs/api.md §5.5): bank-detail checks, encryption at rest, status. */
 @Module({
   imports: [TypeOrmModule.forFeature([ExternalBankAccount])],
   controllers: [ExternalAccountsController],

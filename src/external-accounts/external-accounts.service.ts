@@ -25,7 +25,7 @@ import { ExternalAccountsRepository } from './external-accounts.repository';
 
 const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_fingerprint';
 
-/** The rules of external bank accounts (API.md section 5.5). */
+/** The rules of external bank accounts (docs/api.md §5.5). */
 @Injectable()
 export class ExternalAccountsService {
   constructor(

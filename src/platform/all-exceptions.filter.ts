@@ -8,9 +8,9 @@ import { RouteTable } from './route-table';
 
 /**
  * The one exception filter (APP_FILTER): whatever was thrown, the client gets the envelope of
- * API.md section 3 with the request id; unexpected errors are logged with their stack, and
+ * docs/api.md §3 with the request id; unexpected errors are logged with their stack, and
  * nothing about them (SQL, stack, secrets) reaches the client. A client that hung up mid-request
- * is one info line, not an error (API.md section 6).
+ * is one info line, not an error (docs/api.md §6).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {

@@ -20,7 +20,7 @@ export class FieldErrorDoc {
   message: string;
 }
 
-/** The error envelope of API.md section 3, for the OpenAPI document. */
+/** The error envelope of docs/api.md §3, for the OpenAPI document. */
 export class ErrorEnvelope {
   @ApiProperty({
     example: 'validation_error',

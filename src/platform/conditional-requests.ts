@@ -29,7 +29,7 @@ function taggable(request: FastifyRequest, reply: FastifyReply): boolean {
 }
 
 /**
- * Fastify preSerialization hook (API.md section 6): notes whether a 200/201 body is one resource.
+ * Fastify preSerialization hook (docs/api.md §6): notes whether a 200/201 body is one resource.
  * The tag itself is computed in etagOnSend from the text Fastify serialized, with etagOfJson, the
  * function behind the services' etagOf(view): views serialize canonically (see etag.ts), so a
  * tag read from a GET (or a POST, PATCH or DELETE) matches inside the service.

@@ -58,7 +58,7 @@ function parserError(code: string | undefined): ApiError {
 }
 
 /**
- * The connection level, below Fastify's request lifecycle (API.md sections 3 and 6):
+ * The connection level, below Fastify's request lifecycle (docs/api.md §3 and §6):
  *
  * - Node's HTTP server cuts a request whose headers (slowloris) or body have not arrived in full
  *   within REQUEST_TIMEOUT_SECONDS, and reports errors of its parser (a malformed request line,

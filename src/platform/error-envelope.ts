@@ -8,7 +8,7 @@ import {
 } from '../common/errors';
 import { driverCode, isDatabaseUnavailable } from '../database/database-errors';
 
-/** The body of every error response (API.md section 3). */
+/** The body of every error response (docs/api.md §3). */
 export interface ErrorBody {
   error: ErrorCategory;
   code?: string;

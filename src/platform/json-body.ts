@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../common/errors';
 import { withInexactNumbersMarked } from '../common/json-numbers';
 
-/** API.md section 6: request bodies are at most 100 KB. */
+/** docs/api.md §6: request bodies are at most 100 KB. */
 export const BODY_LIMIT_BYTES = 100 * 1024;
 
 /**
@@ -93,7 +93,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 
 /**
- * A 415 for a JSON body declared in a charset other than UTF-8 (API.md section 1: bodies are
+ * A 415 for a JSON body declared in a charset other than UTF-8 (docs/api.md §1: bodies are
  * `application/json; charset=utf-8`); no charset means UTF-8 (RFC 8259).
  */
 function unsupportedCharset(contentType: string | undefined): ApiError | undefined {

@@ -49,7 +49,7 @@ const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_.[\]-]{0,39}$/;
 const SECRET_SHAPED = /^(sk|pk|rk|whsec)_/i;
 
 /**
- * The request target as a log may hold it (API.md section 6): the path, and the NAMES of the
+ * The request target as a log may hold it (docs/api.md §6): the path, and the NAMES of the
  * query parameters, never their values, whatever the client put there (`?access_token=sk_…`).
  * A name that is itself odd or shaped like a key is printed as `[redacted]`.
  */

@@ -97,7 +97,7 @@ function addResponse(operation: OperationObject, status: string, response: Respo
 }
 
 /**
- * Documents the platform guarantees of API.md section 6 on every /v0 operation, so that no
+ * Documents the platform guarantees of docs/api.md §6 on every /v0 operation, so that no
  * controller has to: rate-limit headers, 429 with Retry-After, Idempotency-Key (409, 422),
  * If-Match (412), If-None-Match (304) and ETag on single-resource responses.
  */

@@ -132,7 +132,7 @@ function storeFor(counter: Counter): FastifyRateLimitStoreCtor {
 }
 
 /**
- * The rate limit of API.md section 6 through @fastify/rate-limit: RATE_LIMIT_PER_SECOND
+ * The rate limit of docs/api.md §6 through @fastify/rate-limit: RATE_LIMIT_PER_SECOND
  * requests per second per API key, counted in Redis when REDIS_URL is set (shared by every
  * instance), else in memory. Every counted response carries RateLimit-Limit,
  * RateLimit-Remaining and RateLimit-Reset (IETF draft names); past the limit, 429 rate_limited

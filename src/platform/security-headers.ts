@@ -75,7 +75,7 @@ export interface SecurityHeaders {
 }
 
 /**
- * Security headers for a JSON API (API.md section 6), on every response, errors included:
+ * Security headers for a JSON API (docs/api.md §6), on every response, errors included:
  * Helmet's defaults (nosniff, HSTS, Referrer-Policy no-referrer, cross-origin isolation
  * headers...), X-Frame-Options DENY, a CSP that allows nothing but that Swagger UI's routes
  * relax, and Cache-Control: no-store (set beside them), since API responses are private to their

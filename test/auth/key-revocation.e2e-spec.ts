@@ -8,7 +8,7 @@ import { CHANGE_FEED_APPLICATION_NAME } from '../../src/database/change-feed';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 
-/** API.md section 2: revoking a key takes effect on every running instance within 1 second. */
+/** docs/api.md §2: revoking a key takes effect on every running instance within 1 second. */
 const WITHIN_MS = 1500;
 
 /**

@@ -172,7 +172,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       const sent = body();
       const res = await post(sent).expect(201);
       const account = String(sent.accountNumber).toUpperCase();
-      // At most half of a short number shows (API.md 5.5): a 4-digit one shows 2.
+      // At most half of a short number shows (docs/api.md §5.5): a 4-digit one shows 2.
       const tail = account.slice(-Math.min(4, Math.floor(account.length / 2)));
       expect(res.body).toMatchObject({
         countryCode: sent.countryCode,

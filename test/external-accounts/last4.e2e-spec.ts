@@ -9,7 +9,7 @@ import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
 
 /**
  * Issue 17, finding 7: `last4` never shows more than half of the characters of a short account
- * number (API.md 5.5), in a response or in the stored row; `accountNumber` is "****" + last4.
+ * number (docs/api.md §5.5), in a response or in the stored row; `accountNumber` is "****" + last4.
  */
 describe(`last4 of a short account number on ${TEST_DIALECT}`, () => {
   let t: TestApp;

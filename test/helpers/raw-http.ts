@@ -72,7 +72,7 @@ export function exchange(
   });
 }
 
-/** Asserts the error envelope of API.md section 3 on a response read off the wire. */
+/** Asserts the error envelope of docs/api.md §3 on a response read off the wire. */
 export function expectRawEnvelope(
   res: RawResponse | undefined,
   status: number,
@@ -86,7 +86,7 @@ export function expectRawEnvelope(
   expect(res!.body.requestId).toMatch(/^req_[0-9A-Za-z]+$/);
   expect(res!.headers['x-request-id']).toBe(res!.body.requestId);
   expect(res!.headers['content-type']).toBe('application/json; charset=utf-8');
-  // The security headers every answer carries (API.md section 6), not Fastify's or Node's body.
+  // The security headers every answer carries (docs/api.md §6), not Fastify's or Node's body.
   expect(res!.headers['x-content-type-options']).toBe('nosniff');
   expect(res!.headers['content-security-policy']).toContain("default-src 'none'");
   expect(res!.headers['strict-transport-security']).toBeDefined();

@@ -81,7 +81,7 @@ export async function startTestApp(
   };
 }
 
-/** Asserts the error envelope of API.md section 3 and that requestId matches the header. */
+/** Asserts the error envelope of docs/api.md §3 and that requestId matches the header. */
 export function expectErrorEnvelope(
   res: { status: number; body: any; headers: Record<string, string> },
   status: number,

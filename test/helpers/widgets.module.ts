@@ -34,7 +34,7 @@ import { IdempotencyCommit, Idempotent } from '../../src/platform/idempotency/id
 /**
  * A test-only resource with the shape of the product's (create 201 with Location, get, list,
  * PATCH with metadata merge, If-Match and a row lock, DELETE), on a real table, so the platform
- * guarantees of API.md section 6 can be tested end to end before the product modules exist.
+ * guarantees of docs/api.md §6 can be tested end to end before the product modules exist.
  */
 @Entity({ name: 'test_widgets' })
 export class Widget {

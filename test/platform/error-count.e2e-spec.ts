@@ -9,7 +9,7 @@ function bodyOfUnknownFields(count: number): string {
 
 /**
  * Issue 17, finding 6: `errors` holds at most 100 entries and the message says when more were
- * found (API.md section 3), so a small body cannot make a large answer, nor a large stored one.
+ * found (docs/api.md §3), so a small body cannot make a large answer, nor a large stored one.
  */
 describe(`error amplification (${TEST_DIALECT})`, () => {
   let t: TestApp;

@@ -8,7 +8,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /**
  * Issue 17, finding 1: an idempotency record must not let a reader of the database, without
- * ENCRYPTION_KEY, confirm a guess of an account number (API.md 5.5).
+ * ENCRYPTION_KEY, confirm a guess of an account number (docs/api.md §5.5).
  */
 describe(`idempotency records hold nothing that confirms an account number (${TEST_DIALECT})`, () => {
   let t: TestApp;

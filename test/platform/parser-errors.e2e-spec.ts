@@ -5,7 +5,7 @@ import { exchange, expectRawEnvelope } from '../helpers/raw-http';
 
 /**
  * Issue 17, finding 7: requests that fail before routing (Node's HTTP parser) and bodies in a
- * charset other than UTF-8 answer in the envelope of API.md section 3, with a request id and
+ * charset other than UTF-8 answer in the envelope of docs/api.md §3, with a request id and
  * the security headers, over a real socket.
  */
 describe(`requests refused before routing (${TEST_DIALECT})`, () => {

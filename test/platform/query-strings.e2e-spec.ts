@@ -5,7 +5,7 @@ import { createAccount } from '../helpers/external-accounts-factory';
 
 /**
  * Issue 17, finding 3: a query string's values are never logged, and a query parameter that the
- * route does not take is refused on every route (API.md sections 4 and 6).
+ * route does not take is refused on every route (docs/api.md §4 and §6).
  */
 describe(`query strings (${TEST_DIALECT})`, () => {
   let t: TestApp;

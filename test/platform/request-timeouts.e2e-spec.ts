@@ -9,7 +9,7 @@ import { exchange, expectRawEnvelope } from '../helpers/raw-http';
 /**
  * Issue 17, finding 4: a request whose headers or body have not arrived in full within
  * REQUEST_TIMEOUT_SECONDS is answered 408 in the envelope and closed; a client that hangs up is
- * the client's doing; a stalled upload does not hold SIGTERM (API.md sections 6 and 7).
+ * the client's doing; a stalled upload does not hold SIGTERM (docs/api.md §6 and §7).
  */
 describe(`request timeouts and hang-ups (${TEST_DIALECT})`, () => {
   let l: ListeningApp;

@@ -3,7 +3,7 @@ import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpe
 
 /**
  * Issue 17, finding 7: a path that does not exist answers 404, trailing slash included; 405
- * with Allow is only for a path that exists with another method (API.md section 3).
+ * with Allow is only for a path that exists with another method (docs/api.md §3).
  */
 describe('paths that do not exist', () => {
   let t: TestApp;

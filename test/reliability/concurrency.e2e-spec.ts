@@ -15,7 +15,7 @@ import { SEED, pick, reportFigures, scale, seededRandom } from '../helpers/relia
 /**
  * Many clients at once against one organization: plans competing for the same prices, PATCHes of
  * one external account and one product, retries with Idempotency-Keys after giving up on the
- * first attempt. Afterwards every rule of API.md holds: a price in at most one live plan, no plan
+ * first attempt. Afterwards every rule of docs/api.md holds: a price in at most one live plan, no plan
  * without the prices it answered with, no lost metadata key, no duplicate from a retry.
  */
 const CLIENTS = scale(8, 24);

@@ -16,7 +16,7 @@ import { Reply } from '../helpers/reliability/http';
 import { reportFigures } from '../helpers/reliability/settings';
 
 /**
- * Tenancy (API.md section 2): organization B calls every route with organization A's ids, in
+ * Tenancy (docs/api.md §2): organization B calls every route with organization A's ids, in
  * paths, body references and filters, and gets exactly what a missing id gets (404), a 403 for
  * merchantId/organizationId, a 400 for a reference, or an empty list; A's data never changes and
  * nothing of A shows through. Then logs and responses are scanned for secrets.

@@ -40,7 +40,7 @@ export function fingerprintKey(encryptionKey: Buffer): Buffer {
  * What makes two requests "the same" for a key: method, the path of the route reached, the
  * query and the body. A keyed hash (HMAC-SHA256 under a key derived from ENCRYPTION_KEY): a
  * body may hold an account number, and a plain hash of it would let anyone who reads the
- * database confirm a guess of that number without the key (API.md 5.5).
+ * database confirm a guess of that number without the key (docs/api.md §5.5).
  */
 export function requestFingerprint(
   key: Buffer,

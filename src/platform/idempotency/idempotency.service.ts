@@ -105,7 +105,7 @@ type StoredResponse = { status: number; headers: Record<string, string>; body: s
 class ClaimRace extends Error {}
 
 /**
- * Idempotency-Key (API.md section 6). A request claims its key by inserting an `in_progress` row
+ * Idempotency-Key (docs/api.md §6). A request claims its key by inserting an `in_progress` row
  * under the unique (organization, key) index, so exactly one request wins even when several
  * instances share the database; the others read the winner's row: still running (409), done
  * (replay), or a different request (422). The response is stored by `onSend`, a Fastify hook
@@ -325,7 +325,7 @@ function replay(request: FastifyRequest, reply: FastifyReply, record: Idempotenc
   void reply.header('idempotent-replayed', 'true');
   void reply.header('original-request-id', record.requestId);
   const body = record.responseBody;
-  // An error envelope's requestId names the request that answers (API.md section 3): the
+  // An error envelope's requestId names the request that answers (docs/api.md §3): the
   // replay's own, as in its X-Request-Id header. Original-Request-Id names the first.
   if (body !== null && status >= 400) return withRequestId(body, String(request.id));
   return body;

@@ -91,7 +91,7 @@ export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   anyString(),
 );
 
-/** A decimal amount: valid, or one of the forms API.md section 1 rejects. */
+/** A decimal amount: valid, or one of the forms docs/api.md §1 rejects. */
 export const decimalArb: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 8, arbitrary: fc.stringMatching(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,12})?$/) },
   {

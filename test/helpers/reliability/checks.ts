@@ -12,7 +12,7 @@ const LEAKS =
   /\((\/|[A-Z]:\\)[^)]*\.(ts|js):\d+:\d+\)|QueryFailedError|SQLITE_[A-Z]|violates (unique|foreign|check|not-null)|syntax error at or near|FROM "[a-z_]+"/;
 
 /**
- * Why `reply` breaks the contract of API.md sections 3 and 6, or [] when it does not: a 2xx, or a
+ * Why `reply` breaks the contract of docs/api.md §3 and §6, or [] when it does not: a 2xx, or a
  * 4xx in the error envelope with the request id of its header, never a 5xx (but a 503 while the
  * database is away). A 304 is accepted when the request sent If-None-Match.
  */

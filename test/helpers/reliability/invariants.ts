@@ -17,7 +17,7 @@ export async function openDatabase(database: TestDatabase): Promise<DataSource> 
 }
 
 /**
- * Each rule of API.md that the stored data must satisfy, as a query that returns the rows that
+ * Each rule of docs/api.md that the stored data must satisfy, as a query that returns the rows that
  * break it. Portable SQL: the same text runs on SQLite and PostgreSQL.
  */
 const RULES: { name: string; sql: string }[] = [
