@@ -12,6 +12,7 @@ import { AppValidationPipe } from './common/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
@@ -33,6 +34,7 @@ export class AppModule {
         CatalogModule,
         PlansModule,
         ExternalAccountsModule,
+        EventsModule,
         ...extraModules,
       ],
       providers: [

@@ -15,6 +15,8 @@ import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-pl
 import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
 import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
 import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
+import { Events1763700010000 as SqliteEvents } from './sqlite/1763700010000-events';
+import { Events1763700010000 as PostgresEvents } from './postgres/1763700010000-events';
 import { ListIndexes1763700006000 } from './portable/1763700006000-list-indexes';
 import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
 
@@ -27,6 +29,7 @@ export const sqliteMigrations = [
   SqliteNamedConstraints,
   ListIndexes1763700006000,
   PlanCounts1763700007000,
+  SqliteEvents,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -37,4 +40,5 @@ export const postgresMigrations = [
   PostgresNamedConstraints,
   ListIndexes1763700006000,
   PlanCounts1763700007000,
+  PostgresEvents,
 ];
