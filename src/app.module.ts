@@ -17,6 +17,7 @@ import { ExternalAccountsModule } from './external-accounts/external-accounts.mo
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { PlansModule } from './plans/plans.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Wires the modules; the global guard, pipe and filter are APP_* providers. */
 @Module({})
@@ -35,6 +36,7 @@ export class AppModule {
         PlansModule,
         ExternalAccountsModule,
         EventsModule,
+        WebhooksModule,
         ...extraModules,
       ],
       providers: [

@@ -125,7 +125,11 @@ describe(`events (${TEST_DIALECT})`, () => {
       for (;;) {
         const query = new URLSearchParams({ limit: '5' });
         if (startingAfter) query.set('startingAfter', startingAfter);
-        const res = await t.http().get(`/v0/events?${query.toString()}`).set(tenant.live.auth).expect(200);
+        const res = await t
+          .http()
+          .get(`/v0/events?${query.toString()}`)
+          .set(tenant.live.auth)
+          .expect(200);
         expect(Object.keys(res.body.pagination).sort()).toEqual(['hasMore', 'limit']);
         pages++;
         seen.push(...res.body.data.map((e: { id: string }) => e.id));

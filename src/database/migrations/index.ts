@@ -17,6 +17,8 @@ import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763
 import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
 import { Events1763700010000 as SqliteEvents } from './sqlite/1763700010000-events';
 import { Events1763700010000 as PostgresEvents } from './postgres/1763700010000-events';
+import { Webhooks1763700011000 as SqliteWebhooks } from './sqlite/1763700011000-webhooks';
+import { Webhooks1763700011000 as PostgresWebhooks } from './postgres/1763700011000-webhooks';
 import { ListIndexes1763700006000 } from './portable/1763700006000-list-indexes';
 import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
 
@@ -30,6 +32,7 @@ export const sqliteMigrations = [
   ListIndexes1763700006000,
   PlanCounts1763700007000,
   SqliteEvents,
+  SqliteWebhooks,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -41,4 +44,5 @@ export const postgresMigrations = [
   ListIndexes1763700006000,
   PlanCounts1763700007000,
   PostgresEvents,
+  PostgresWebhooks,
 ];
