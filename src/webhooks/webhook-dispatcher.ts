@@ -214,6 +214,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async record(delivery: WebhookDelivery, outcome: SendOutcome): Promise<void> {
     const { retryScheduleSeconds, disableAfterSeconds } = this.config.webhooks;
     await this.db.transaction(async (m) => {
+      // The endpoint row first, then the delivery: the order in which PATCH and DELETE of an
+      // endpoint lock them too (before canceling its deliveries), so the two never deadlock.
+      const endpoint = await this.endpoints.findById(m, delivery.endpointId, true);
       const held = await this.deliveries.held(m, delivery.id, delivery.leaseToken!);
       // The lease ran out and another claim took over: that claim records its own attempt.
       if (!held) return;
@@ -241,22 +244,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         nextAttemptAt: nextRetryAt,
         leaseToken: null,
       });
-      const endpoint = await this.endpoints.findById(m, held.endpointId, true);
-      if (!endpoint) return;
       if (outcome.succeeded) {
-        if (endpoint.failingSince !== null) {
-          await this.endpoints.update(m, endpoint.id, { failingSince: null });
-        }
+        await this.endpoints.clearFailing(m, held.endpointId);
         return;
       }
-      const failingSince = endpoint.failingSince ?? now;
-      if (endpoint.failingSince === null) {
-        await this.endpoints.update(m, endpoint.id, { failingSince });
-      }
+      await this.endpoints.markFailing(m, held.endpointId, now);
       if (
+        endpoint &&
         endpoint.status === 'enabled' &&
         endpoint.deletedAt === null &&
-        now.getTime() - failingSince.getTime() >= disableAfterSeconds * 1000
+        now.getTime() - (endpoint.failingSince ?? now).getTime() >= disableAfterSeconds * 1000
       ) {
         await this.endpointsService.disableFailing(m, endpoint, now);
         this.logger.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing');

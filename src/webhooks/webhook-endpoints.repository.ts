@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
+import { EntityManager, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database.service';
 import { Tenant } from '../events/caller';
@@ -10,11 +10,18 @@ import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 export class WebhookEndpointsRepository {
   constructor(private readonly db: Database) {}
 
+  private get noKeyUpdate(): { mode: 'for_no_key_update' } | undefined {
+    return this.db.isPostgres ? { mode: 'for_no_key_update' } : undefined;
+  }
+
   async insert(m: EntityManager, endpoint: WebhookEndpoint): Promise<void> {
     await m.insert(WebhookEndpoint, endpoint);
   }
 
-  /** A live endpoint of this organization and mode; locked for update when asked (PostgreSQL). */
+  /**
+   * A live endpoint of this organization and mode; locked (FOR NO KEY UPDATE on PostgreSQL, see
+   * findById) for a read-modify-write when asked.
+   */
   findLive(
     m: EntityManager,
     tenant: Tenant,
@@ -28,16 +35,31 @@ export class WebhookEndpointsRepository {
         livemode: tenant.livemode,
         deletedAt: IsNull(),
       },
-      lock: forUpdate ? this.db.rowLock : undefined,
+      lock: forUpdate ? this.noKeyUpdate : undefined,
     });
   }
 
-  /** Any endpoint by id, deleted ones too (the dispatcher checks their state itself). */
-  findById(m: EntityManager, id: string, forUpdate = false): Promise<WebhookEndpoint | null> {
+  /**
+   * Any endpoint by id, deleted ones too (the dispatcher checks their state itself). `lock` takes
+   * FOR NO KEY UPDATE on PostgreSQL: it queues behind other writers of the row but not behind
+   * the key-share locks that inserting its deliveries and attempts takes, so recording attempts
+   * in parallel never deadlocks on it.
+   */
+  findById(m: EntityManager, id: string, lock = false): Promise<WebhookEndpoint | null> {
     return m.findOne(WebhookEndpoint, {
       where: { id },
-      lock: forUpdate ? this.db.rowLock : undefined,
+      lock: lock ? this.noKeyUpdate : undefined,
     });
+  }
+
+  /** After a success: the failing streak ends (a write only when there was one). */
+  async clearFailing(m: EntityManager, id: string): Promise<void> {
+    await m.update(WebhookEndpoint, { id, failingSince: Not(IsNull()) }, { failingSince: null });
+  }
+
+  /** After a failure: the failing streak starts now unless it already had. */
+  async markFailing(m: EntityManager, id: string, now: Date): Promise<void> {
+    await m.update(WebhookEndpoint, { id, failingSince: IsNull() }, { failingSince: now });
   }
 
   page(

@@ -247,7 +247,11 @@ describe(`webhook delivery (${TEST_DIALECT})`, () => {
     const endpoint = await createEndpoint(t, acme.live, r.url, ['plan.deleted', 'price.deleted']);
     await createEndpoint(t, acme.live, watcher.url, ['price.deleted']);
     await emit(t, acme, true, 'plan.deleted');
-    await r.waitFor(1);
+    // The first attempt failed and is on record: a retry is due a second later.
+    await eventually(
+      () => attempts(t, acme.live, endpoint.id),
+      (a) => a.length === 1,
+    );
     await t
       .http()
       .patch(`/v0/webhookEndpoints/${endpoint.id}`)
