@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { EventsService } from '../../src/events/events.service';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
@@ -73,6 +74,27 @@ describe(`webhook delivery (${TEST_DIALECT})`, () => {
       error: null,
       nextRetryAt: null,
     });
+  });
+
+  it('the retention sweep deletes an expired event with its deliveries and attempts', async () => {
+    const r = await receiver();
+    const endpoint = await createEndpoint(t, acme.live, r.url, ['externalBankAccount.deleted']);
+    const event = await emit(t, acme, true, 'externalBankAccount.deleted');
+    await eventually(
+      () => attempts(t, acme.live, endpoint.id),
+      (a) => a.length === 1,
+    );
+    await t.db.transaction((m) =>
+      m.update('events', { id: event.id }, { createdAt: new Date(Date.now() - 31 * 86_400_000) }),
+    );
+    expect(await t.app.get(EventsService).sweep()).toBe(1);
+    await t.http().get(`/v0/events/${event.id}`).set(acme.live.auth).expect(404);
+    expect(await attempts(t, acme.live, endpoint.id)).toEqual([]);
+    const left = await t.dataSource.query(
+      t.db.sql('SELECT id FROM webhook_deliveries WHERE event_id = ?'),
+      [event.id],
+    );
+    expect(left).toEqual([]);
   });
 
   it('sends only the events an endpoint selects', async () => {

@@ -1,6 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * (SQLite: each table's closing parenthesis follows its last constraint on the same line, the
+ * form in which TypeORM reads constraint names back; see 1763700005000-named-constraints.)
+ *
  * Webhook endpoints, deliveries (the dispatcher's durable state, one per event and endpoint) and
  * attempts (API.md section 5.7).
  */
@@ -26,8 +29,7 @@ export class Webhooks1763700011000 implements MigrationInterface {
         "updated_at" datetime NOT NULL,
         "deleted_at" datetime,
         CONSTRAINT "webhook_endpoints_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "organizations" ("id"),
-        CONSTRAINT "webhook_endpoints_status_check" CHECK ("status" IN ('enabled', 'disabled'))
-      )`);
+        CONSTRAINT "webhook_endpoints_status_check" CHECK ("status" IN ('enabled', 'disabled')))`);
     await q.query(
       `CREATE INDEX "ix_webhook_endpoints_org_mode_live" ON "webhook_endpoints" ("organization_id", "livemode", "created_at", "id") WHERE "deleted_at" IS NULL`,
     );
@@ -44,8 +46,7 @@ export class Webhooks1763700011000 implements MigrationInterface {
         "updated_at" datetime NOT NULL,
         CONSTRAINT "webhook_deliveries_endpoint_id_fkey" FOREIGN KEY ("endpoint_id") REFERENCES "webhook_endpoints" ("id"),
         CONSTRAINT "webhook_deliveries_event_id_fkey" FOREIGN KEY ("event_id") REFERENCES "events" ("id"),
-        CONSTRAINT "webhook_deliveries_status_check" CHECK ("status" IN ('pending', 'succeeded', 'failed', 'canceled'))
-      )`);
+        CONSTRAINT "webhook_deliveries_status_check" CHECK ("status" IN ('pending', 'succeeded', 'failed', 'canceled')))`);
     await q.query(
       `CREATE UNIQUE INDEX "ux_webhook_deliveries_event_endpoint" ON "webhook_deliveries" ("event_id", "endpoint_id")`,
     );
@@ -69,8 +70,7 @@ export class Webhooks1763700011000 implements MigrationInterface {
         "next_retry_at" datetime,
         "created_at" datetime NOT NULL,
         CONSTRAINT "webhook_attempts_delivery_id_fkey" FOREIGN KEY ("delivery_id") REFERENCES "webhook_deliveries" ("id"),
-        CONSTRAINT "webhook_attempts_endpoint_id_fkey" FOREIGN KEY ("endpoint_id") REFERENCES "webhook_endpoints" ("id")
-      )`);
+        CONSTRAINT "webhook_attempts_endpoint_id_fkey" FOREIGN KEY ("endpoint_id") REFERENCES "webhook_endpoints" ("id"))`);
     await q.query(
       `CREATE INDEX "ix_webhook_attempts_endpoint_created" ON "webhook_attempts" ("endpoint_id", "created_at", "id")`,
     );
