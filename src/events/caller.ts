@@ -1,7 +1,7 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-keys.service';
-import { parseIdempotencyKey } from '../common/idempotency/idempotency-key';
+import { IDEMPOTENT_METHODS, parseIdempotencyKey } from '../common/idempotency/idempotency-key';
 
 /** Whose data a request reads and writes: one organization, in one mode (API.md section 2). */
 export interface Tenant {
@@ -39,9 +39,19 @@ export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionCon
   return {
     principal: { organizationId: user.organizationId, livemode: user.livemode },
     actor: { type: 'apiKey', id: user.apiKeyId },
-    request: {
-      id: String(request.id),
-      idempotencyKey: parseIdempotencyKey(request.headers['idempotency-key']) ?? null,
-    },
+    request: { id: String(request.id), idempotencyKey: idempotencyKeyOf(request) },
   };
 });
+
+/**
+ * The Idempotency-Key a write honoured: @Idempotent() routes have refused a malformed one with a
+ * 400 already. Other requests (reads) ignore the header, as they do everywhere else.
+ */
+function idempotencyKeyOf(request: FastifyRequest): string | null {
+  if (!IDEMPOTENT_METHODS.has(request.method)) return null;
+  try {
+    return parseIdempotencyKey(request.headers['idempotency-key']) ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -108,4 +108,29 @@ describe(`webhook delivery across a SIGKILL (${TEST_DIALECT})`, () => {
     // The killed attempt left no outcome; the retry is the first attempt on record.
     expect(attempts.body.data[0]).toMatchObject({ succeeded: true, statusCode: 200 });
   });
+
+  it('stops cleanly on SIGTERM during an attempt, which is handed back and made after the restart', async () => {
+    receiver.respond((_req, n, res) => {
+      if (n > 0) res.writeHead(200).end();
+    });
+    const first = await start({ WEBHOOK_TIMEOUT_SECONDS: '30', WEBHOOK_LEASE_SECONDS: '600' });
+    const created = await api(first, 'POST', '/v0/webhookEndpoints', {
+      url: receiver.url,
+      enabledEvents: ['webhookEndpoint.created'],
+    });
+    expect(created.status).toBe(201);
+    await receiver.waitFor(1, 30_000);
+    // Well within SHUTDOWN_TIMEOUT_SECONDS (10), though the attempt could run 30 seconds more.
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    // Handed back as due, not counted, and not held for the 10-minute lease.
+    const second = await start();
+    const got = await receiver.waitFor(2, 30_000);
+    expect(got[1].headers['webhook-id']).toBe(got[0].headers['webhook-id']);
+    const attempts = await eventually(
+      () => api(second, 'GET', `/v0/webhookEndpoints/${created.body.id}/deliveries`),
+      (r) => r.body.data?.length === 1,
+    );
+    expect(attempts.body.data[0]).toMatchObject({ attempt: 1, succeeded: true });
+  });
 });
