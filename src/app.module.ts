@@ -13,10 +13,12 @@ import { AppValidationPipe } from './common/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { PlansModule } from './plans/plans.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Wires the modules; the global guard, pipe and filter are APP_* providers. */
 @Module({})
@@ -36,6 +38,8 @@ export class AppModule {
         CatalogModule,
         PlansModule,
         ExternalAccountsModule,
+        EventsModule,
+        WebhooksModule,
         ...extraModules,
       ],
       providers: [

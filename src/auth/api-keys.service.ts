@@ -10,13 +10,17 @@ import { Organization } from './entities/organization.entity';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
 const AUTHENTICATE_SQL =
-  'SELECT id, organization_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
+  'SELECT id, organization_id, mode FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Who is calling: the key's organization, attached to the request by the bearer strategy. */
+/**
+ * Who is calling: the key's organization and mode (true for an sk_live_ key, false for sk_test_),
+ * attached to the request by the bearer strategy.
+ */
 export interface Principal {
   organizationId: string;
   apiKeyId: string;
+  livemode: boolean;
 }
 
 export interface OrganizationView {
@@ -232,10 +236,17 @@ export class ApiKeysService {
     const invalidations = this.invalidations;
     const checkedAt = Date.now();
     const rows = await this.db.read((m) =>
-      m.query<{ id: string; organization_id: string }[]>(this.db.sql(AUTHENTICATE_SQL), [keyHash]),
+      m.query<{ id: string; organization_id: string; mode: string }[]>(
+        this.db.sql(AUTHENTICATE_SQL),
+        [keyHash],
+      ),
     );
     if (rows.length === 0) return null;
-    const principal = { organizationId: rows[0].organization_id, apiKeyId: rows[0].id };
+    const principal = {
+      organizationId: rows[0].organization_id,
+      apiKeyId: rows[0].id,
+      livemode: rows[0].mode !== 'test',
+    };
     // A revocation heard while the row was on its way may postdate what the row says.
     this.changes.catchUp();
     if (invalidations === this.invalidations) this.cache.set(keyHash, principal, checkedAt);

@@ -1,0 +1,57 @@
+import { ExecutionContext, createParamDecorator } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/api-keys.service';
+import { IDEMPOTENT_METHODS, parseIdempotencyKey } from '../common/idempotency/idempotency-key';
+
+/** Whose data a request reads and writes: one organization, in one mode (API.md section 2). */
+export interface Tenant {
+  organizationId: string;
+  /** True for live mode (an sk_live_ key), false for test mode (sk_test_). */
+  livemode: boolean;
+}
+
+/** Who made a change (API.md section 5.6). */
+export type Actor =
+  { type: 'apiKey'; id: string } | { type: 'operator'; id: null } | { type: 'system'; id: null };
+
+export const OPERATOR: Actor = { type: 'operator', id: null };
+export const SYSTEM: Actor = { type: 'system', id: null };
+
+/** The request that made a change: its X-Request-Id and Idempotency-Key. */
+export interface RequestRef {
+  id: string;
+  idempotencyKey: string | null;
+}
+
+/** Everything an event needs to know about who wrote, handed to services as a parameter. */
+export interface Caller {
+  principal: Tenant;
+  actor: Actor;
+  /** Null for the command line and the service itself. */
+  request: RequestRef | null;
+}
+
+/** The caller of an authenticated route, as a handler parameter: `@CurrentCaller() caller: Caller`. */
+export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
+  const request = ctx.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
+  const user = request.user;
+  if (!user) throw new Error('CurrentCaller used on a route without authentication');
+  return {
+    principal: { organizationId: user.organizationId, livemode: user.livemode },
+    actor: { type: 'apiKey', id: user.apiKeyId },
+    request: { id: String(request.id), idempotencyKey: idempotencyKeyOf(request) },
+  };
+});
+
+/**
+ * The Idempotency-Key a write honoured: @Idempotent() routes have refused a malformed one with a
+ * 400 already. Other requests (reads) ignore the header, as they do everywhere else.
+ */
+function idempotencyKeyOf(request: FastifyRequest): string | null {
+  if (!IDEMPOTENT_METHODS.has(request.method)) return null;
+  try {
+    return parseIdempotencyKey(request.headers['idempotency-key']) ?? null;
+  } catch {
+    return null;
+  }
+}
