@@ -117,7 +117,7 @@ describe('ApiKeysService.authenticate', () => {
     expect(state.lookups).toBe(0);
   });
 
-  const principal = { organizationId: row.organization_id, apiKeyId: row.id };
+  const principal = { organizationId: row.organization_id, apiKeyId: row.id, livemode: true };
 
   it('forgets a key at once when another instance announces its revocation', async () => {
     const { db } = fakeDatabase(row);
