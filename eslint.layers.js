@@ -13,9 +13,11 @@ const LAYERS = [
   { name: 'database', folders: ['database'] },
   { name: 'auth', folders: ['auth'] },
   { name: 'platform', folders: ['platform'] },
+  // The outbox every write records its events in: below the features, which all use it.
+  { name: 'events', folders: ['events'] },
   {
     name: 'features',
-    folders: ['catalog', 'plans', 'external-accounts', 'health', 'events', 'webhooks'],
+    folders: ['catalog', 'plans', 'external-accounts', 'health', 'webhooks'],
   },
 ];
 

@@ -6,11 +6,13 @@ import { CatalogModule } from './catalog/catalog.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
 import { PlatformModule } from './platform/platform.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * Wires the modules, layer by layer (docs/architecture.md); PlatformModule registers the global
@@ -31,6 +33,8 @@ export class AppModule {
         CatalogModule,
         PlansModule,
         ExternalAccountsModule,
+        EventsModule,
+        WebhooksModule,
         ...extraModules,
       ],
     };

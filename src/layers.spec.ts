@@ -44,6 +44,7 @@ describe('the layers of src/ (eslint.layers.js)', () => {
       "import { toProductResponse } from '../../catalog/dto/product.response';",
     ],
     ['src/catalog/products.service.ts', "import { main } from '../cli/cli';"],
+    ['src/events/events.service.ts', "import { PlansService } from '../plans/plans.service';"],
   ])('refuses in %s: %s', (file, source) => {
     expect(layerErrors(file, source)).toHaveLength(1);
   });
@@ -61,6 +62,7 @@ describe('the layers of src/ (eslint.layers.js)', () => {
     ],
     ['src/plans/plans.service.ts', "import { PlansRepository } from './plans.repository';"],
     ['src/cli/cli.ts', "import { ApiKeysService } from '../auth/api-keys.service';"],
+    ['src/webhooks/webhooks.controller.ts', "import { Caller } from '../events/caller';"],
   ])('allows in %s: %s', (file, source) => {
     expect(layerErrors(file, source)).toEqual([]);
   });

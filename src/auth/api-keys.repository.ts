@@ -9,7 +9,7 @@ import { Organization } from './entities/organization.entity';
  * the bearer guard's lookup).
  */
 const AUTHENTICATE_SQL =
-  'SELECT id, organization_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
+  'SELECT id, organization_id, mode FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
 
 /** The queries of organizations and API keys, on the entity manager of the caller's unit of work. */
 @Injectable()
@@ -49,12 +49,12 @@ export class ApiKeysRepository {
     await m.update(ApiKey, { id }, { revokedAt });
   }
 
-  /** The id and organization of the live key with this hash, or undefined. */
+  /** The id, organization and mode of the live key with this hash, or undefined. */
   async liveKey(
     m: EntityManager,
     keyHash: string,
-  ): Promise<{ id: string; organization_id: string } | undefined> {
-    const rows = await m.query<{ id: string; organization_id: string }[]>(
+  ): Promise<{ id: string; organization_id: string; mode: string } | undefined> {
+    const rows = await m.query<{ id: string; organization_id: string; mode: string }[]>(
       this.db.sql(AUTHENTICATE_SQL),
       [keyHash],
     );

@@ -26,7 +26,7 @@ function serviceOn(db: Database, feed = fakeFeed()) {
 }
 
 /** A Database whose only table is one live API key; counts the lookups. */
-function fakeDatabase(row: { id: string; organization_id: string } | null) {
+function fakeDatabase(row: { id: string; organization_id: string; mode: string } | null) {
   const state = { lookups: 0, row };
   const manager = {
     query: () => {
@@ -53,13 +53,14 @@ describe('ApiKeysService.authenticate', () => {
   const row = {
     id: 'key_01JD3Y2Q6J8C4N1V9W5X7Z0KEY',
     organization_id: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG',
+    mode: 'live',
   };
   afterEach(() => jest.useRealTimers());
 
   it('looks a live key up once, then answers from memory for a few seconds', async () => {
     const { db, state } = fakeDatabase(row);
     const service = serviceOn(db);
-    const principal = { organizationId: row.organization_id, apiKeyId: row.id };
+    const principal = { organizationId: row.organization_id, apiKeyId: row.id, livemode: true };
     expect(await service.authenticate(key)).toEqual(principal);
     expect(await service.authenticate(key)).toEqual(principal);
     expect(service.cachedPrincipal(key)).toEqual(principal);
@@ -94,6 +95,17 @@ describe('ApiKeysService.authenticate', () => {
     expect(await service.authenticate(key)).toEqual({
       organizationId: row.organization_id,
       apiKeyId: row.id,
+      livemode: true,
+    });
+  });
+
+  it('gives a test key the test mode', async () => {
+    const { db } = fakeDatabase({ ...row, mode: 'test' });
+    const service = serviceOn(db);
+    expect(await service.authenticate(generateApiKey('test'))).toEqual({
+      organizationId: row.organization_id,
+      apiKeyId: row.id,
+      livemode: false,
     });
   });
 
@@ -105,7 +117,7 @@ describe('ApiKeysService.authenticate', () => {
     expect(state.lookups).toBe(0);
   });
 
-  const principal = { organizationId: row.organization_id, apiKeyId: row.id };
+  const principal = { organizationId: row.organization_id, apiKeyId: row.id, livemode: true };
 
   it('forgets a key at once when another instance announces its revocation', async () => {
     const { db } = fakeDatabase(row);

@@ -12,10 +12,14 @@ import { Organization } from './entities/organization.entity';
 export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Who is calling: the key's organization, attached to the request by the bearer strategy. */
+/**
+ * Who is calling: the key's organization and mode (true for an sk_live_ key, false for sk_test_),
+ * attached to the request by the bearer strategy.
+ */
 export interface Principal {
   organizationId: string;
   apiKeyId: string;
+  livemode: boolean;
 }
 
 export interface OrganizationView {
@@ -231,7 +235,11 @@ export class ApiKeysService {
     const checkedAt = Date.now();
     const row = await this.db.read((m) => this.repository.liveKey(m, keyHash));
     if (!row) return null;
-    const principal = { organizationId: row.organization_id, apiKeyId: row.id };
+    const principal = {
+      organizationId: row.organization_id,
+      apiKeyId: row.id,
+      livemode: row.mode !== 'test',
+    };
     // A revocation heard while the row was on its way may postdate what the row says.
     this.changes.catchUp();
     if (invalidations === this.invalidations) this.cache.set(keyHash, principal, checkedAt);

@@ -12,6 +12,10 @@ export const ID_PREFIXES = {
   externalBankAccount: 'eba',
   request: 'req',
   idempotencyRecord: 'idem',
+  event: 'evt',
+  webhookEndpoint: 'we',
+  webhookDelivery: 'whd',
+  webhookAttempt: 'wha',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -15,6 +15,65 @@ function problemsOf(env: Record<string, string>): string[] {
   return [];
 }
 
+describe('loadConfig: events and webhooks', () => {
+  const base = { DATABASE_URL: 'sqlite::memory:', ENCRYPTION_KEY: KEY };
+
+  it('uses the documented defaults (API.md 5.6 and 5.7)', () => {
+    const config = loadConfig(base);
+    expect(config.events).toEqual({ retentionDays: 30, sweepIntervalSeconds: 3600 });
+    expect(config.webhooks).toEqual({
+      retryScheduleSeconds: [5, 300, 1800, 7200, 18000, 36000, 36000],
+      allowPrivateNetworks: false,
+      dispatcherEnabled: true,
+      pollIntervalMs: 500,
+      concurrency: 16,
+      endpointConcurrency: 4,
+      timeoutSeconds: 10,
+      leaseSeconds: 60,
+      disableAfterSeconds: 432000,
+    });
+  });
+
+  it('reads each variable', () => {
+    const config = loadConfig({
+      ...base,
+      EVENT_RETENTION_DAYS: '7',
+      WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_DISPATCHER: 'off',
+    });
+    expect(config.events.retentionDays).toBe(7);
+    expect(config.webhooks).toMatchObject({
+      retryScheduleSeconds: [1, 2, 3],
+      allowPrivateNetworks: true,
+      dispatcherEnabled: false,
+    });
+  });
+
+  it('names every bad one', () => {
+    const problems = problemsOf({
+      ...base,
+      EVENT_RETENTION_DAYS: '0',
+      WEBHOOK_RETRY_SCHEDULE: '5,,soon',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe',
+      WEBHOOK_CONCURRENCY: '0',
+      WEBHOOK_TIMEOUT_SECONDS: '30',
+      WEBHOOK_LEASE_SECONDS: '20',
+    });
+    expect(problems.join('\n')).toEqual(
+      expect.stringContaining('EVENT_RETENTION_DAYS must be a whole number from 1 to 3650'),
+    );
+    for (const name of [
+      'WEBHOOK_RETRY_SCHEDULE',
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+      'WEBHOOK_CONCURRENCY',
+      'WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS',
+    ]) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+});
+
 describe('loadConfig', () => {
   it('uses the documented defaults', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));

@@ -35,6 +35,72 @@ export interface AppConfig {
   shutdownTimeoutSeconds: number;
   /** Seconds a request's headers and body have to arrive in full before it is answered 408. */
   requestTimeoutSeconds: number;
+  events: EventsConfig;
+  webhooks: WebhooksConfig;
+}
+
+/** Events (API.md section 5.6). */
+export interface EventsConfig {
+  /** EVENT_RETENTION_DAYS (default 30): events older than this are deleted by the sweep. */
+  retentionDays: number;
+  /** EVENT_RETENTION_SWEEP_SECONDS (default 3600): how often the retention sweep runs. */
+  sweepIntervalSeconds: number;
+}
+
+/** Webhook delivery (API.md section 5.7). */
+export interface WebhooksConfig {
+  /**
+   * WEBHOOK_RETRY_SCHEDULE: the delays in seconds before each retry after a failed attempt
+   * (default 5,300,1800,7200,18000,36000,36000: about 3 days); after the last one, given up.
+   */
+  retryScheduleSeconds: number[];
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: http:// and internal addresses allowed (development, tests). */
+  allowPrivateNetworks: boolean;
+  /** WEBHOOK_DISPATCHER=off: this instance records events but delivers nothing (default on). */
+  dispatcherEnabled: boolean;
+  /** WEBHOOK_POLL_INTERVAL_MS (default 500): how often the dispatcher looks for due attempts. */
+  pollIntervalMs: number;
+  /** WEBHOOK_CONCURRENCY (default 16): attempts in flight in this instance, all endpoints together. */
+  concurrency: number;
+  /** WEBHOOK_ENDPOINT_CONCURRENCY (default 4): attempts in flight in this instance to one endpoint. */
+  endpointConcurrency: number;
+  /** WEBHOOK_TIMEOUT_SECONDS (default 10): an answer later than this is a failure. */
+  timeoutSeconds: number;
+  /**
+   * WEBHOOK_LEASE_SECONDS (default 60): how long a claimed attempt is reserved for the instance
+   * that claimed it; an attempt whose process died is made again after this. Above the timeout.
+   */
+  leaseSeconds: number;
+  /** WEBHOOK_DISABLE_AFTER_SECONDS (default 432000, 5 days) of failing every attempt: disabled. */
+  disableAfterSeconds: number;
+}
+
+/** API.md section 5.7: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+function parseRetrySchedule(problems: string[], raw: string | undefined): number[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 20 || !parts.every((p) => /^\d{1,7}$/.test(p))) {
+    problems.push(
+      'WEBHOOK_RETRY_SCHEDULE must be 1-20 comma-separated whole numbers of seconds (0-9999999), as in 5,300,1800',
+    );
+    return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  }
+  return parts.map(Number);
+}
+
+function parseBoolean(
+  problems: string[],
+  name: string,
+  raw: string | undefined,
+  fallback: boolean,
+): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'on'].includes(raw)) return true;
+  if (['false', '0', 'off'].includes(raw)) return false;
+  problems.push(`${name} must be true or false (got "${raw}")`);
+  return fallback;
 }
 
 export class ConfigError extends Error {
@@ -211,6 +277,86 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const events: EventsConfig = {
+    retentionDays: parseInteger(
+      problems,
+      'EVENT_RETENTION_DAYS',
+      env.EVENT_RETENTION_DAYS,
+      30,
+      1,
+      3650,
+    ),
+    sweepIntervalSeconds: parseInteger(
+      problems,
+      'EVENT_RETENTION_SWEEP_SECONDS',
+      env.EVENT_RETENTION_SWEEP_SECONDS,
+      3600,
+      1,
+      86400,
+    ),
+  };
+  const webhooks: WebhooksConfig = {
+    retryScheduleSeconds: parseRetrySchedule(problems, env.WEBHOOK_RETRY_SCHEDULE),
+    allowPrivateNetworks: parseBoolean(
+      problems,
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+      env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      false,
+    ),
+    dispatcherEnabled: parseBoolean(problems, 'WEBHOOK_DISPATCHER', env.WEBHOOK_DISPATCHER, true),
+    pollIntervalMs: parseInteger(
+      problems,
+      'WEBHOOK_POLL_INTERVAL_MS',
+      env.WEBHOOK_POLL_INTERVAL_MS,
+      500,
+      10,
+      60_000,
+    ),
+    concurrency: parseInteger(
+      problems,
+      'WEBHOOK_CONCURRENCY',
+      env.WEBHOOK_CONCURRENCY,
+      16,
+      1,
+      1000,
+    ),
+    endpointConcurrency: parseInteger(
+      problems,
+      'WEBHOOK_ENDPOINT_CONCURRENCY',
+      env.WEBHOOK_ENDPOINT_CONCURRENCY,
+      4,
+      1,
+      100,
+    ),
+    timeoutSeconds: parseInteger(
+      problems,
+      'WEBHOOK_TIMEOUT_SECONDS',
+      env.WEBHOOK_TIMEOUT_SECONDS,
+      10,
+      1,
+      60,
+    ),
+    leaseSeconds: parseInteger(
+      problems,
+      'WEBHOOK_LEASE_SECONDS',
+      env.WEBHOOK_LEASE_SECONDS,
+      60,
+      2,
+      3600,
+    ),
+    disableAfterSeconds: parseInteger(
+      problems,
+      'WEBHOOK_DISABLE_AFTER_SECONDS',
+      env.WEBHOOK_DISABLE_AFTER_SECONDS,
+      5 * 24 * 3600,
+      0,
+      365 * 24 * 3600,
+    ),
+  };
+  if (webhooks.leaseSeconds <= webhooks.timeoutSeconds) {
+    problems.push('WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS');
+  }
+
   // A generated key file is only written once everything else is known to be valid.
   const encryption = loadEncryptionKey(
     problems,
@@ -237,6 +383,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy,
     shutdownTimeoutSeconds,
     requestTimeoutSeconds,
+    events,
+    webhooks,
   };
 }
 

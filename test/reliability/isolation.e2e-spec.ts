@@ -21,6 +21,8 @@ import { reportFigures } from '../helpers/reliability/settings';
  * merchantId/organizationId, a 400 for a reference, or an empty list; A's data never changes and
  * nothing of A shows through. Then logs and responses are scanned for secrets.
  */
+const WEBHOOK_ENDPOINT = { url: 'https://93.184.216.34/hooks', enabledEvents: ['*'] };
+
 describe(`isolation between organizations (${TEST_DIALECT})`, () => {
   let l: ListeningApp;
   let a: TestTenant;
@@ -32,6 +34,8 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
   const etagsOfA = new Map<string, string>();
   const exercised = new Set<string>();
   const secrets: string[] = [];
+  /** Shown by their create answers alone (test/webhooks/endpoints.e2e-spec.ts); never logged. */
+  const webhookSecrets: string[] = [];
   let calls = 0;
 
   const rowsOfA = async () => {
@@ -42,6 +46,8 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
       'plans',
       'external_bank_accounts',
       'idempotency_records',
+      'webhook_endpoints',
+      'events',
     ];
     const out: string[] = [];
     for (const table of tables) {
@@ -56,7 +62,8 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
   let before: string;
 
   beforeAll(async () => {
-    l = await startListeningApp();
+    // Webhook endpoints are saved with a public address unreachable here: nothing delivers.
+    l = await startListeningApp({ WEBHOOK_DISPATCHER: 'off' });
     a = await l.t.createTenant('A');
     b = await l.t.createTenant('B');
     const counts = {
@@ -78,6 +85,13 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
       'plan of A',
     );
     expectStatus(await l.client.delete(`/v0/plans/${deleted.id}`, a.auth), 200, 'delete plan of A');
+    const endpointOfA = expectStatus(
+      await l.client.post('/v0/webhookEndpoints', WEBHOOK_ENDPOINT, a.auth),
+      201,
+      'webhook endpoint of A',
+    );
+    webhookSecrets.push(endpointOfA.secret);
+    const eventsOfA = await l.client.get('/v0/events', a.auth);
     idsOfA = {
       product: worldA.products[0],
       billableMetric: worldA.metrics[0].id,
@@ -88,6 +102,8 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
       externalAccount: worldA.accounts[0],
       organization: a.organizationId,
       apiKey: a.apiKeyId,
+      webhookEndpoint: endpointOfA.id,
+      event: eventsOfA.body.data[0].id,
     };
     for (const [collection, id] of [
       ['products', idsOfA.product],
@@ -97,6 +113,8 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
       ['plans', idsOfA.plan],
       ['plans', idsOfA.deletedPlan],
       ['externalAccounts', idsOfA.externalAccount],
+      ['webhookEndpoints', idsOfA.webhookEndpoint],
+      ['events', idsOfA.event],
     ]) {
       const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
       etagsOfA.set(id, expectStatus(reply, 200, 'read A') && reply.headers.etag);
@@ -151,6 +169,7 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
     '/v0/prices/:id': { invoiceDisplayName: 'Taken over' },
     '/v0/plans/:id': { name: 'Taken over' },
     '/v0/externalAccounts/:id': { accountHolderName: 'Taken over', status: 'verified' },
+    '/v0/webhookEndpoints/:id': { description: 'Taken over' },
   };
 
   const idRoutes = () =>
@@ -329,6 +348,17 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
         total: 0,
       });
     }
+    // B's own endpoint (and so B's own event), so that B's lists have something to show.
+    const endpointOfB = await asB(
+      'POST',
+      '/v0/webhookEndpoints',
+      '/v0/webhookEndpoints',
+      WEBHOOK_ENDPOINT,
+    );
+    expect(endpointOfB.status).toBe(201);
+    webhookSecrets.push(endpointOfB.body.secret as string);
+    const eventsOfB = await asB('GET', '/v0/events', `/v0/events?startingAfter=${idsOfA.event}`);
+    expectAnswer(eventsOfB, 400, 'UNKNOWN_CURSOR', 'startingAfter');
     const everyIdOfA = Object.values(idsOfA);
     for (const route of l.t.app.get(RouteTable).list()) {
       if (route.method !== 'GET' || !route.url.startsWith('/v0/') || route.url.includes(':id'))
@@ -436,6 +466,8 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
     it('appear in no log line and no response: no account number, no API key', () => {
       expect(l.logs.length).toBeGreaterThan(100);
       expect(findSecrets(l.logs, secrets)).toEqual([]);
+      expect(webhookSecrets).toHaveLength(2);
+      expect(findSecrets(l.logs, webhookSecrets)).toEqual([]);
       expect(findSecrets(l.client.journal, secrets)).toEqual([]);
       // Responses show account numbers only redacted.
       const shown = l.client.journal.flatMap((text) =>

@@ -15,6 +15,10 @@ import { Plans1763700002000 as PostgresPlans } from './postgres/1763700002000-pl
 import { ExternalAccounts1763700003000 as PostgresExternalAccounts } from './postgres/1763700003000-external-accounts';
 import { Idempotency1763700004000 as PostgresIdempotency } from './postgres/1763700004000-idempotency';
 import { NamedConstraints1763700005000 as PostgresNamedConstraints } from './postgres/1763700005000-named-constraints';
+import { Events1763700010000 as SqliteEvents } from './sqlite/1763700010000-events';
+import { Events1763700010000 as PostgresEvents } from './postgres/1763700010000-events';
+import { Webhooks1763700011000 as SqliteWebhooks } from './sqlite/1763700011000-webhooks';
+import { Webhooks1763700011000 as PostgresWebhooks } from './postgres/1763700011000-webhooks';
 import { ListIndexes1763700006000 } from './portable/1763700006000-list-indexes';
 import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
 import { KeyedIdempotencyHashes1763700008000 } from './portable/1763700008000-keyed-idempotency-hashes';
@@ -31,6 +35,8 @@ export const sqliteMigrations = [
   PlanCounts1763700007000,
   KeyedIdempotencyHashes1763700008000,
   ShortLast41763700009000,
+  SqliteEvents,
+  SqliteWebhooks,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -43,4 +49,6 @@ export const postgresMigrations = [
   PlanCounts1763700007000,
   KeyedIdempotencyHashes1763700008000,
   ShortLast41763700009000,
+  PostgresEvents,
+  PostgresWebhooks,
 ];

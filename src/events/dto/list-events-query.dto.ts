@@ -1,0 +1,30 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIdShape, ToInteger } from '../../common/validation/decorators';
+import { EVENT_PREFIXES, EVENT_TYPES } from '../event-types';
+
+/** `GET /v0/events`: a cursor page (API.md section 4), optionally of one type or resource. */
+export class ListEventsQueryDto {
+  /** How many events to return, 1-100. */
+  @IsOptional()
+  @ToInteger()
+  @IsInt({ message: 'must be a whole number from 1 to 100' })
+  @Min(1, { message: 'must be a whole number from 1 to 100' })
+  @Max(100, { message: 'must be a whole number from 1 to 100' })
+  limit: number = 10;
+
+  /** The last event id of the previous page: this page starts with the next older event. */
+  @IsOptional()
+  @IsIdShape('evt', 'an event')
+  @ApiPropertyOptional({ example: 'evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  startingAfter?: string;
+
+  /** An event type (`plan.updated`) or every type of a resource (`plan.*`). */
+  @IsOptional()
+  @IsString()
+  @IsIn([...EVENT_TYPES, ...EVENT_PREFIXES], {
+    message: 'must be an event type such as "plan.updated" or a prefix such as "plan.*"',
+  })
+  @ApiPropertyOptional({ example: 'plan.*' })
+  type?: string;
+}

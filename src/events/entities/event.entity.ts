@@ -1,0 +1,67 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
+import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+
+/** What `data` holds: the resource after the change, and the old values of what changed. */
+export interface EventData {
+  object: Record<string, unknown>;
+  previousAttributes: Record<string, unknown> | null;
+}
+
+/**
+ * One recorded change (API.md section 5.6), written in the transaction of the change itself (a
+ * transactional outbox). Lists read it newest first by organization and mode, optionally by exact
+ * type or by resource (`plan.*`): one index for each, so a page is an index search at any size.
+ */
+@Entity({ name: 'events' })
+@Index('ix_events_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
+@Index('ix_events_org_mode_type_created', ['organizationId', 'livemode', 'type', 'createdAt', 'id'])
+@Index('ix_events_org_mode_resource_created', [
+  'organizationId',
+  'livemode',
+  'resource',
+  'createdAt',
+  'id',
+])
+// The retention sweep deletes the oldest first.
+@Index('ix_events_created', ['createdAt'])
+export class EventRecord {
+  @PrimaryColumn({ type: 'varchar', length: 48 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 48 })
+  organizationId: string;
+
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'events_organization_id_fkey' })
+  organization?: Organization;
+
+  @Column({ type: 'boolean' })
+  livemode: boolean;
+
+  @Column({ type: 'varchar', length: 64 })
+  type: string;
+
+  /** The part of the type before the dot, for `prefix.*` filters. */
+  @Column({ type: 'varchar', length: 64 })
+  resource: string;
+
+  @Column({ type: JSON_COLUMN })
+  data: EventData;
+
+  @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
+  requestId: string | null;
+
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })
+  idempotencyKey: string | null;
+
+  /** `apiKey`, `operator` or `system`. */
+  @Column({ name: 'actor_type', type: 'varchar', length: 16 })
+  actorType: string;
+
+  @Column({ name: 'actor_id', type: 'varchar', length: 48, nullable: true })
+  actorId: string | null;
+
+  @TimestampColumn('created_at')
+  createdAt: Date;
+}

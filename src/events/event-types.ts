@@ -1,0 +1,48 @@
+/** Every event type (API.md section 5.6), by the resource it is about. */
+export const EVENT_TYPES = [
+  'product.created',
+  'product.updated',
+  'billableMetric.created',
+  'billableMetric.updated',
+  'price.created',
+  'price.updated',
+  'price.deleted',
+  'plan.created',
+  'plan.updated',
+  'plan.deleted',
+  'externalBankAccount.created',
+  'externalBankAccount.updated',
+  'externalBankAccount.deleted',
+  'externalBankAccount.verified',
+  'externalBankAccount.errored',
+  'webhookEndpoint.created',
+  'webhookEndpoint.updated',
+  'webhookEndpoint.deleted',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The resource an event type is about: the part before the dot (`plan` for `plan.updated`). */
+export function resourceOf(type: string): string {
+  return type.slice(0, type.indexOf('.'));
+}
+
+/** `plan.*` for each resource: the prefixes a filter or an endpoint may name. */
+export const EVENT_PREFIXES = [...new Set(EVENT_TYPES.map((t) => `${resourceOf(t)}.*`))];
+
+/** An event type, a prefix such as `plan.*`, or `*` (webhook endpoints only). */
+export type EventSelector = string;
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function isEventPrefix(value: string): boolean {
+  return EVENT_PREFIXES.includes(value);
+}
+
+/** True when `type` is selected by one of `selectors` (types, `prefix.*` or `*`). */
+export function selects(selectors: readonly EventSelector[], type: string): boolean {
+  const prefix = `${resourceOf(type)}.*`;
+  return selectors.some((s) => s === '*' || s === type || s === prefix);
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager, In, LessThan } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { EventRecord } from './entities/event.entity';
+import { Tenant } from './caller';
+
+export interface EventPageQuery {
+  tenant: Tenant;
+  limit: number;
+  type?: string;
+  resource?: string;
+  /** The page starts after this event (older than it). */
+  after?: { createdAt: Date; id: string };
+}
+
+/** The queries of the events table; every method takes the caller's (transaction's) manager. */
+@Injectable()
+export class EventsRepository {
+  insert(m: EntityManager, event: EventRecord): Promise<unknown> {
+    // `data` is free-form JSON, which TypeORM's deep-partial type cannot follow.
+    return m.insert(EventRecord, event as QueryDeepPartialEntity<EventRecord>);
+  }
+
+  findOne(m: EntityManager, tenant: Tenant, id: string): Promise<EventRecord | null> {
+    return m.findOneBy(EventRecord, {
+      id,
+      organizationId: tenant.organizationId,
+      livemode: tenant.livemode,
+    });
+  }
+
+  /**
+   * One page, newest first, by (createdAt, id) below the cursor: an index search on
+   * (organization, mode[, type | resource], created_at, id) that stops after `limit` rows, at
+   * any depth.
+   */
+  page(m: EntityManager, q: EventPageQuery): Promise<EventRecord[]> {
+    const qb = m
+      .createQueryBuilder(EventRecord, 'e')
+      .where('e.organizationId = :organizationId', { organizationId: q.tenant.organizationId })
+      .andWhere('e.livemode = :livemode', { livemode: q.tenant.livemode });
+    if (q.type !== undefined) qb.andWhere('e.type = :type', { type: q.type });
+    if (q.resource !== undefined) qb.andWhere('e.resource = :resource', { resource: q.resource });
+    if (q.after) {
+      qb.andWhere('(e.createdAt, e.id) < (:afterCreatedAt, :afterId)', {
+        afterCreatedAt: q.after.createdAt,
+        afterId: q.after.id,
+      });
+    }
+    return qb.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(q.limit).getMany();
+  }
+
+  /** The ids of up to `limit` events created before `cutoff`, oldest first. */
+  async idsOlderThan(m: EntityManager, cutoff: Date, limit: number): Promise<string[]> {
+    const rows = await m.find(EventRecord, {
+      select: { id: true },
+      where: { createdAt: LessThan(cutoff) },
+      order: { createdAt: 'ASC' },
+      take: limit,
+    });
+    return rows.map((r) => r.id);
+  }
+
+  async deleteByIds(m: EntityManager, ids: string[]): Promise<void> {
+    if (ids.length > 0) await m.delete(EventRecord, { id: In(ids) });
+  }
+}

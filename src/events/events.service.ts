@@ -1,0 +1,194 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { isDeepStrictEqual } from 'node:util';
+import { EntityManager } from 'typeorm';
+import { ValidationFailedError, NotFoundError } from '../common/errors';
+import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
+import { Actor, RequestRef, Tenant } from './caller';
+import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
+import { ListEventsQueryDto } from './dto/list-events-query.dto';
+import { EventRecord } from './entities/event.entity';
+import { EventType, resourceOf } from './event-types';
+import { EventsRepository } from './events.repository';
+
+/** What a service hands to `EventsService.record` inside its write transaction. */
+export interface RecordEventInput {
+  principal: Tenant;
+  type: EventType;
+  /** The resource exactly as GET shows it after the change (its response object). */
+  object: object;
+  /** The old value of each changed field, on updates (see `EventsService.changes`). */
+  previousAttributes?: Record<string, unknown> | null;
+  request: RequestRef | null;
+  actor: Actor;
+}
+
+/**
+ * Called in the transaction that records an event, after its row is inserted: the webhooks
+ * module queues the event's deliveries here, so they commit (or roll back) with the write.
+ */
+export type RecordedListener = (m: EntityManager, event: EventRecord) => Promise<void>;
+
+/** Called in the retention sweep's transaction before these events are deleted. */
+export type SweepListener = (m: EntityManager, eventIds: string[]) => Promise<void>;
+
+/** Fields that never go into an event, whatever a caller passes (API.md section 5.6). */
+const NEVER_RECORDED = ['secret', 'accountNumberEncrypted'];
+/** Changes of these alone are not changes (they follow every change). */
+const NOT_ATTRIBUTES = new Set(['updatedAt']);
+/** How many events one retention transaction deletes, so no request waits long behind it. */
+export const SWEEP_BATCH = 500;
+
+/**
+ * Events (API.md section 5.6): recorded in the transaction of the change they describe (a
+ * transactional outbox), read by `GET /v0/events`, deleted after EVENT_RETENTION_DAYS.
+ */
+@Injectable()
+export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly recordedListeners: RecordedListener[] = [];
+  private readonly sweepListeners: SweepListener[] = [];
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<number>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('Events');
+  }
+
+  /** Another module's work in the transaction of every recorded event (see RecordedListener). */
+  onRecorded(listener: RecordedListener): void {
+    this.recordedListeners.push(listener);
+  }
+
+  /** Another module's work in the retention sweep, before events are deleted. */
+  onSweep(listener: SweepListener): void {
+    this.sweepListeners.push(listener);
+  }
+
+  /**
+   * Records one event in the caller's write transaction `m`: it commits with the write or not at
+   * all. Call it once per changed resource, after the change, with the resource's response.
+   */
+  async record(m: EntityManager, input: RecordEventInput): Promise<EventResponse> {
+    const object: Record<string, unknown> = { ...(input.object as Record<string, unknown>) };
+    for (const key of NEVER_RECORDED) delete object[key];
+    const event: EventRecord = {
+      id: newId(ID_PREFIXES.event),
+      organizationId: input.principal.organizationId,
+      livemode: input.principal.livemode,
+      type: input.type,
+      resource: resourceOf(input.type),
+      data: { object, previousAttributes: input.previousAttributes ?? null },
+      requestId: input.request?.id ?? null,
+      idempotencyKey: input.request?.idempotencyKey ?? null,
+      actorType: input.actor.type,
+      actorId: input.actor.id,
+      createdAt: new Date(),
+    };
+    await this.events.insert(m, event);
+    for (const listener of this.recordedListeners) await listener(m, event);
+    return toEventResponse(event);
+  }
+
+  /**
+   * The `previousAttributes` of an update: the old value of every top-level field whose value
+   * changed (updatedAt aside), or null when nothing did: a no-op write records no event.
+   */
+  static changes(before: object, after: object): Record<string, unknown> | null {
+    const old = before as Record<string, unknown>;
+    const next = after as Record<string, unknown>;
+    const changed: Record<string, unknown> = {};
+    for (const key of Object.keys(next)) {
+      if (NOT_ATTRIBUTES.has(key) || NEVER_RECORDED.includes(key)) continue;
+      if (!isDeepStrictEqual(old[key], next[key])) changed[key] = old[key] ?? null;
+    }
+    return Object.keys(changed).length > 0 ? changed : null;
+  }
+
+  async get(tenant: Tenant, id: string): Promise<EventResponse> {
+    const event = isIdOf(ID_PREFIXES.event, id)
+      ? await this.db.read((m) => this.events.findOne(m, tenant, id))
+      : null;
+    if (!event) throw new NotFoundError('event', id);
+    return toEventResponse(event);
+  }
+
+  async list(tenant: Tenant, query: ListEventsQueryDto): Promise<EventListResponse> {
+    const rows = await this.db.read(async (m) => {
+      let after: EventRecord | null = null;
+      if (query.startingAfter !== undefined) {
+        after = await this.events.findOne(m, tenant, query.startingAfter);
+        if (!after) {
+          throw ValidationFailedError.field(
+            'startingAfter',
+            'unknown_cursor',
+            'must be the id of one of your events (in this mode) that has not expired',
+          );
+        }
+      }
+      const filter = query.type?.endsWith('.*')
+        ? { resource: query.type.slice(0, -2) }
+        : { type: query.type };
+      return this.events.page(m, {
+        tenant,
+        limit: query.limit + 1,
+        ...filter,
+        after: after ? { createdAt: after.createdAt, id: after.id } : undefined,
+      });
+    });
+    const page = rows.slice(0, query.limit);
+    return {
+      data: page.map(toEventResponse),
+      pagination: { limit: query.limit, hasMore: rows.length > query.limit },
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweepTimer = setInterval(
+      () =>
+        void this.sweep().catch((err: unknown) => this.logger.warn({ err }, 'event sweep failed')),
+      this.config.events.sweepIntervalSeconds * 1000,
+    );
+    this.sweepTimer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    await this.sweeping?.catch(() => undefined);
+  }
+
+  /**
+   * Deletes the events older than EVENT_RETENTION_DAYS (with what other modules keep about them),
+   * SWEEP_BATCH per transaction, so requests wait at most one small batch. Returns how many.
+   */
+  sweep(now = new Date()): Promise<number> {
+    if (!this.sweeping) {
+      this.sweeping = this.sweepAll(now).finally(() => (this.sweeping = undefined));
+    }
+    return this.sweeping;
+  }
+
+  private async sweepAll(now: Date): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.config.events.retentionDays * 86_400_000);
+    let deleted = 0;
+    for (;;) {
+      const count = await this.db.transaction(async (m) => {
+        const ids = await this.events.idsOlderThan(m, cutoff, SWEEP_BATCH);
+        for (const listener of this.sweepListeners) await listener(m, ids);
+        await this.events.deleteByIds(m, ids);
+        return ids.length;
+      });
+      deleted += count;
+      if (count < SWEEP_BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (deleted > 0) this.logger.info({ deleted }, 'expired events deleted');
+    return deleted;
+  }
+}

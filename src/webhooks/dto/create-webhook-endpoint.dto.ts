@@ -1,0 +1,53 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
+import { Metadata } from '../../common/metadata';
+import { IsDescription, IsMetadata } from '../../common/validation/decorators';
+import { EVENT_PREFIXES, EVENT_TYPES } from '../../events/event-types';
+
+/** What `enabledEvents` may hold: event types, prefixes such as `plan.*`, or `*`. */
+export const EVENT_SELECTORS = ['*', ...EVENT_PREFIXES, ...EVENT_TYPES];
+const SELECTOR_MESSAGE =
+  'each must be an event type such as "plan.updated", a prefix such as "plan.*", or "*"';
+
+export class CreateWebhookEndpointDto {
+  /** Where events are POSTed: an https:// URL on a public address. */
+  @IsString()
+  @MaxLength(2048, { context: { code: 'too_long' } })
+  @ApiProperty({ example: 'https://example.com/webhooks/billing', maxLength: 2048 })
+  url: string;
+
+  /** The events sent: types, prefixes such as `plan.*`, or `["*"]` for all. */
+  @IsArray()
+  @ArrayMinSize(1, { message: 'must name at least one event type, prefix or "*"' })
+  @ArrayMaxSize(100)
+  @ArrayUnique({ message: 'must not name an event twice' })
+  @IsString({ each: true })
+  @IsIn(EVENT_SELECTORS, { each: true, message: SELECTOR_MESSAGE })
+  @ApiProperty({ example: ['plan.*', 'price.updated'], type: [String] })
+  enabledEvents: string[];
+
+  /** Free text, at most 2,000 characters. */
+  @IsOptional()
+  @IsDescription()
+  @ApiPropertyOptional({ example: 'Production listener', nullable: true, type: String })
+  description?: string | null;
+
+  /** Up to 50 keys of your own (API.md section 1). */
+  @IsOptional()
+  @IsMetadata()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    example: { team: 'billing' },
+  })
+  metadata?: Metadata;
+}

@@ -1,0 +1,80 @@
+import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
+import { MetadataPatch } from '../../common/metadata';
+import {
+  IsDescription,
+  IsMetadata,
+  IsOptionalNotNull,
+  NotAllowed,
+} from '../../common/validation/decorators';
+import { ENDPOINT_STATUSES, EndpointStatus } from '../entities/webhook-endpoint.entity';
+import { EVENT_SELECTORS } from './create-webhook-endpoint.dto';
+
+/** PATCH body: every field optional; an empty body changes nothing. */
+export class UpdateWebhookEndpointDto {
+  /** A new https:// URL on a public address. */
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(2048, { context: { code: 'too_long' } })
+  @ApiPropertyOptional({ example: 'https://example.com/webhooks/billing' })
+  url?: string;
+
+  /** The new full list of events sent. */
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'must name at least one event type, prefix or "*"' })
+  @ArrayMaxSize(100)
+  @ArrayUnique({ message: 'must not name an event twice' })
+  @IsString({ each: true })
+  @IsIn(EVENT_SELECTORS, {
+    each: true,
+    message: 'each must be an event type such as "plan.updated", a prefix such as "plan.*", or "*"',
+  })
+  @ApiPropertyOptional({ example: ['*'], type: [String] })
+  enabledEvents?: string[];
+
+  /** Free text, or null to clear it. */
+  @IsOptional()
+  @IsDescription()
+  @ApiPropertyOptional({ nullable: true, type: String })
+  description?: string | null;
+
+  /** Merged key by key; a key set to null is removed, null removes all. */
+  @IsOptional()
+  @IsMetadata({ allowNullValues: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: {
+      oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+      nullable: true,
+    },
+  })
+  metadata?: MetadataPatch | null;
+
+  /** `disabled` stops deliveries (pending retries are canceled); `enabled` resumes new ones. */
+  @IsOptionalNotNull()
+  @IsString()
+  @IsIn(ENDPOINT_STATUSES, { message: 'must be "enabled" or "disabled"' })
+  @ApiPropertyOptional({ enum: ENDPOINT_STATUSES })
+  status?: EndpointStatus;
+
+  @ApiHideProperty()
+  @NotAllowed(
+    'the secret is never set: POST /v0/webhookEndpoints/{id}/rotateSecret makes a new one',
+  )
+  secret?: never;
+
+  @ApiHideProperty()
+  @NotAllowed('livemode follows the API key: use a key of the other mode')
+  livemode?: never;
+}

@@ -1,0 +1,72 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
+import { Metadata } from '../../common/metadata';
+import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+
+export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+
+/**
+ * Where an organization's events of one mode are pushed (API.md section 5.7). The signing
+ * secrets are stored encrypted (SecretBox); after a rotation the previous one signs too until
+ * `previousSecretExpiresAt`. `failingSince` is the first failed attempt since the last success:
+ * an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled.
+ */
+@Entity({ name: 'webhook_endpoints' })
+@Index('ix_webhook_endpoints_org_mode_live', ['organizationId', 'livemode', 'createdAt', 'id'], {
+  where: '"deleted_at" IS NULL',
+})
+@Check('webhook_endpoints_status_check', `"status" IN ('enabled', 'disabled')`)
+export class WebhookEndpoint {
+  @PrimaryColumn({ type: 'varchar', length: 48 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 48 })
+  organizationId: string;
+
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({
+    name: 'organization_id',
+    foreignKeyConstraintName: 'webhook_endpoints_organization_id_fkey',
+  })
+  organization?: Organization;
+
+  @Column({ type: 'boolean' })
+  livemode: boolean;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url: string;
+
+  @Column({ name: 'enabled_events', type: JSON_COLUMN })
+  enabledEvents: string[];
+
+  @Column({ type: 'varchar', length: 2000, nullable: true })
+  description: string | null;
+
+  @Column({ type: JSON_COLUMN })
+  metadata: Metadata;
+
+  @Column({ type: 'varchar', length: 8 })
+  status: EndpointStatus;
+
+  @Column({ name: 'secret_encrypted', type: 'text' })
+  secretEncrypted: string;
+
+  @Column({ name: 'previous_secret_encrypted', type: 'text', nullable: true })
+  previousSecretEncrypted: string | null;
+
+  @TimestampColumn('previous_secret_expires_at', { nullable: true })
+  previousSecretExpiresAt: Date | null;
+
+  @TimestampColumn('failing_since', { nullable: true })
+  failingSince: Date | null;
+
+  @TimestampColumn('created_at')
+  createdAt: Date;
+
+  @TimestampColumn('updated_at')
+  updatedAt: Date;
+
+  @TimestampColumn('deleted_at', { nullable: true })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,302 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { NotFoundError } from '../common/errors';
+import { toListResponse, ListResponse } from '../common/dto/list-query.dto';
+import { assertIfMatch } from '../platform/etag';
+import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { mergeMetadata } from '../common/metadata';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
+import { Caller, SYSTEM, Tenant } from '../events/caller';
+import { EventRecord } from '../events/entities/event.entity';
+import { selects } from '../events/event-types';
+import { EventsService } from '../events/events.service';
+import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
+import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
+import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
+import {
+  DeletedWebhookEndpointResponse,
+  WebhookDeliveryAttemptResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+  toWebhookDeliveryAttemptResponse,
+  toWebhookEndpointResponse,
+} from './dto/webhook-endpoint.response';
+import { WebhookDelivery } from './entities/webhook-delivery.entity';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { ListQueryDto } from '../common/dto/list-query.dto';
+import { SecretBox, newSigningSecret } from './secret-box';
+import { BlockedAddressError, hostOf, resolvePublic, urlProblem } from './url-policy';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { InvalidWebhookUrlError } from './webhooks.errors';
+
+/** How long the secret before a rotation keeps signing (API.md section 5.7). */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Webhook endpoints (API.md section 5.7): their rules, and the queueing of deliveries. */
+@Injectable()
+export class WebhookEndpointsService {
+  private readonly secrets: SecretBox;
+  private readonly wakeListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly events: EventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.secrets = new SecretBox(config.encryptionKey);
+    events.onRecorded((m, event) => this.queueDeliveries(m, event));
+    events.onSweep((m, ids) => this.deliveries.deleteForEvents(m, ids));
+  }
+
+  /** Called when deliveries were queued (the dispatcher wakes up rather than wait for its poll). */
+  onQueued(listener: () => void): void {
+    this.wakeListeners.push(listener);
+  }
+
+  /** The signing secrets of an endpoint now: the current one, and the previous one in its grace. */
+  signingSecrets(endpoint: WebhookEndpoint, now = new Date()): string[] {
+    const secrets = [this.secrets.open(endpoint.secretEncrypted, endpoint.id)];
+    if (
+      endpoint.previousSecretEncrypted !== null &&
+      endpoint.previousSecretExpiresAt !== null &&
+      endpoint.previousSecretExpiresAt > now
+    ) {
+      secrets.push(this.secrets.open(endpoint.previousSecretEncrypted, endpoint.id));
+    }
+    return secrets;
+  }
+
+  async create(
+    caller: Caller,
+    dto: CreateWebhookEndpointDto,
+  ): Promise<WebhookEndpointWithSecretResponse> {
+    await this.checkUrl(dto.url);
+    const id = newId(ID_PREFIXES.webhookEndpoint);
+    const secret = newSigningSecret();
+    const now = new Date();
+    const endpoint: WebhookEndpoint = {
+      id,
+      organizationId: caller.principal.organizationId,
+      livemode: caller.principal.livemode,
+      url: dto.url,
+      enabledEvents: dto.enabledEvents,
+      description: dto.description ?? null,
+      metadata: dto.metadata ?? {},
+      status: 'enabled',
+      secretEncrypted: this.secrets.seal(secret, id),
+      previousSecretEncrypted: null,
+      previousSecretExpiresAt: null,
+      failingSince: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    };
+    return this.db.transaction(async (m) => {
+      await this.endpoints.insert(m, endpoint);
+      const response = toWebhookEndpointResponse(endpoint);
+      await this.events.record(m, { ...caller, type: 'webhookEndpoint.created', object: response });
+      return { ...response, secret };
+    }, caller.commit);
+  }
+
+  async get(tenant: Tenant, id: string): Promise<WebhookEndpointResponse> {
+    return toWebhookEndpointResponse(await this.db.read((m) => this.find(m, tenant, id)));
+  }
+
+  async list(tenant: Tenant, query: ListQueryDto): Promise<ListResponse<WebhookEndpointResponse>> {
+    const [rows, total] = await this.db.read((m) =>
+      this.endpoints.page(m, tenant, query.limit, query.offset),
+    );
+    return toListResponse(rows.map(toWebhookEndpointResponse), total, query);
+  }
+
+  /**
+   * URL, events, description, metadata and status. Nothing is written, and no event recorded,
+   * when nothing changes. Disabling cancels what the endpoint still had to receive.
+   */
+  async update(
+    caller: Caller,
+    id: string,
+    dto: UpdateWebhookEndpointDto,
+    ifMatch?: string,
+  ): Promise<WebhookEndpointResponse> {
+    if (dto.url !== undefined) await this.checkUrl(dto.url);
+    return this.db.transaction(async (m) => {
+      const endpoint = await this.find(m, caller.principal, id, true);
+      const before = toWebhookEndpointResponse(endpoint);
+      assertIfMatch(ifMatch, before);
+      const next: WebhookEndpoint = {
+        ...endpoint,
+        url: dto.url ?? endpoint.url,
+        enabledEvents: dto.enabledEvents ?? endpoint.enabledEvents,
+        description: dto.description === undefined ? endpoint.description : dto.description,
+        metadata: mergeMetadata(endpoint.metadata, dto.metadata),
+        status: dto.status ?? endpoint.status,
+      };
+      const previousAttributes = EventsService.changes(before, toWebhookEndpointResponse(next));
+      if (previousAttributes === null) return before;
+      next.updatedAt = new Date();
+      if (next.status === 'enabled' && endpoint.status === 'disabled') next.failingSince = null;
+      await this.endpoints.update(m, id, {
+        url: next.url,
+        enabledEvents: next.enabledEvents,
+        description: next.description,
+        metadata: next.metadata,
+        status: next.status,
+        failingSince: next.failingSince,
+        updatedAt: next.updatedAt,
+      });
+      if (next.status === 'disabled') await this.deliveries.cancelPending(m, id);
+      const after = toWebhookEndpointResponse(next);
+      await this.events.record(m, {
+        ...caller,
+        type: 'webhookEndpoint.updated',
+        object: after,
+        previousAttributes,
+      });
+      return after;
+    }, caller.commit);
+  }
+
+  /** A soft delete: the endpoint answers 404 from now on and receives nothing more. */
+  async remove(
+    caller: Caller,
+    id: string,
+    ifMatch?: string,
+  ): Promise<DeletedWebhookEndpointResponse> {
+    return this.db.transaction(async (m) => {
+      const endpoint = await this.find(m, caller.principal, id, true);
+      const response = toWebhookEndpointResponse(endpoint);
+      assertIfMatch(ifMatch, response);
+      const now = new Date();
+      await this.endpoints.update(m, id, { deletedAt: now, updatedAt: now });
+      await this.deliveries.cancelPending(m, id);
+      await this.events.record(m, { ...caller, type: 'webhookEndpoint.deleted', object: response });
+      return { id, object: 'webhookEndpoint', deleted: true };
+    }, caller.commit);
+  }
+
+  /**
+   * A new secret, shown once; the one it replaces keeps signing for 24 hours (both signatures
+   * are sent), so receivers can switch without losing a delivery. The endpoint as GET shows it
+   * does not change, so no event is recorded (and no secret ever is).
+   */
+  async rotateSecret(caller: Caller, id: string): Promise<WebhookEndpointWithSecretResponse> {
+    return this.db.transaction(async (m) => {
+      const endpoint = await this.find(m, caller.principal, id, true);
+      const secret = newSigningSecret();
+      const now = new Date();
+      await this.endpoints.update(m, id, {
+        secretEncrypted: this.secrets.seal(secret, id),
+        previousSecretEncrypted: endpoint.secretEncrypted,
+        previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
+      });
+      return { ...toWebhookEndpointResponse(endpoint), secret };
+    }, caller.commit);
+  }
+
+  async deliveryAttempts(
+    tenant: Tenant,
+    id: string,
+    query: ListWebhookDeliveriesQueryDto,
+  ): Promise<ListResponse<WebhookDeliveryAttemptResponse>> {
+    const [rows, total] = await this.db.read(async (m) => {
+      const endpoint = await this.find(m, tenant, id);
+      return this.deliveries.attemptsPage(
+        m,
+        endpoint.id,
+        { eventId: query.eventId, succeeded: query.succeeded },
+        query.limit,
+        query.offset,
+      );
+    });
+    return toListResponse(
+      rows.map((a) => toWebhookDeliveryAttemptResponse(a, tenant.livemode)),
+      total,
+      query,
+    );
+  }
+
+  /**
+   * Disables an endpoint that has failed every attempt for WEBHOOK_DISABLE_AFTER_SECONDS, in the
+   * dispatcher's transaction, with a `webhookEndpoint.updated` event by the system.
+   */
+  async disableFailing(m: EntityManager, endpoint: WebhookEndpoint, now: Date): Promise<void> {
+    const before = toWebhookEndpointResponse(endpoint);
+    const disabled = { ...endpoint, status: 'disabled' as const, updatedAt: now };
+    await this.endpoints.update(m, endpoint.id, { status: 'disabled', updatedAt: now });
+    await this.deliveries.cancelPending(m, endpoint.id);
+    const after = toWebhookEndpointResponse(disabled);
+    await this.events.record(m, {
+      principal: { organizationId: endpoint.organizationId, livemode: endpoint.livemode },
+      type: 'webhookEndpoint.updated',
+      object: after,
+      previousAttributes: EventsService.changes(before, after),
+      request: null,
+      actor: SYSTEM,
+    });
+  }
+
+  /**
+   * In the transaction that records `event`: one delivery for each enabled endpoint of its
+   * organization and mode whose enabledEvents select it, due now.
+   */
+  private async queueDeliveries(m: EntityManager, event: EventRecord): Promise<void> {
+    const endpoints = await this.endpoints.enabledFor(m, {
+      organizationId: event.organizationId,
+      livemode: event.livemode,
+    });
+    const now = new Date();
+    const deliveries: WebhookDelivery[] = endpoints
+      .filter((e) => e.status === 'enabled' && selects(e.enabledEvents, event.type))
+      .map((e) => ({
+        id: newId(ID_PREFIXES.webhookDelivery),
+        endpointId: e.id,
+        eventId: event.id,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        leaseToken: null,
+        createdAt: now,
+        updatedAt: now,
+      }));
+    await this.deliveries.insert(m, deliveries);
+    if (deliveries.length > 0) for (const wake of this.wakeListeners) wake();
+  }
+
+  /** https:// on public addresses only, resolved now (again at each delivery). */
+  private async checkUrl(url: string): Promise<void> {
+    const allow = this.config.webhooks.allowPrivateNetworks;
+    const problem = urlProblem(url, allow);
+    if (problem !== null) throw new InvalidWebhookUrlError(problem);
+    if (allow) return;
+    const host = hostOf(new URL(url));
+    try {
+      await resolvePublic(host);
+    } catch (err) {
+      throw new InvalidWebhookUrlError(
+        err instanceof BlockedAddressError
+          ? `must not point at a loopback, private, link-local or otherwise internal address (${err.message})`
+          : `must name a host that resolves (${host} did not)`,
+      );
+    }
+  }
+
+  /** A live endpoint of the caller's organization and mode, or 404 (also for a malformed id). */
+  private async find(
+    m: EntityManager,
+    tenant: Tenant,
+    id: string,
+    forUpdate = false,
+  ): Promise<WebhookEndpoint> {
+    const endpoint = isIdOf(ID_PREFIXES.webhookEndpoint, id)
+      ? await this.endpoints.findLive(m, tenant, id, forUpdate)
+      : null;
+    if (!endpoint) throw new NotFoundError('webhook endpoint', id);
+    return endpoint;
+  }
+}

@@ -1,0 +1,95 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ListQueryDto } from '../common/dto/list-query.dto';
+import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Caller, CurrentCaller } from '../events/caller';
+import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
+import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
+import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
+import {
+  DeletedWebhookEndpointResponse,
+  WebhookDeliveryAttemptListResponse,
+  WebhookEndpointListResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+} from './dto/webhook-endpoint.response';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+@ApiTags('Webhook endpoints')
+@ApiCommonResponses()
+@Controller('v0/webhookEndpoints')
+export class WebhooksController {
+  constructor(private readonly endpoints: WebhookEndpointsService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({ summary: 'Create a webhook endpoint (its secret is shown only in this answer)' })
+  @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
+  create(@CurrentCaller() caller: Caller, @Body() body: CreateWebhookEndpointDto) {
+    return this.endpoints.create(caller, body);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Retrieve a webhook endpoint' })
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiNotFound('webhook endpoint')
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.endpoints.get(caller.principal, id);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List webhook endpoints, newest first' })
+  @ApiOkResponse({ type: WebhookEndpointListResponse })
+  list(@CurrentCaller() caller: Caller, @Query() query: ListQueryDto) {
+    return this.endpoints.list(caller.principal, query);
+  }
+
+  @Patch(':id')
+  @Idempotent()
+  @ApiOperation({ summary: 'Update a webhook endpoint' })
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiNotFound('webhook endpoint')
+  update(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookEndpointDto,
+    @IfMatch() ifMatch?: string,
+  ) {
+    return this.endpoints.update(caller, id, body, ifMatch);
+  }
+
+  @Delete(':id')
+  @Idempotent()
+  @ApiOperation({ summary: 'Delete a webhook endpoint' })
+  @ApiOkResponse({ type: DeletedWebhookEndpointResponse })
+  @ApiNotFound('webhook endpoint')
+  remove(@CurrentCaller() caller: Caller, @Param('id') id: string, @IfMatch() ifMatch?: string) {
+    return this.endpoints.remove(caller, id, ifMatch);
+  }
+
+  @Post(':id/rotateSecret')
+  @HttpCode(200)
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
+  })
+  @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
+  @ApiNotFound('webhook endpoint')
+  rotateSecret(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.endpoints.rotateSecret(caller, id);
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({ summary: 'List the delivery attempts of a webhook endpoint, newest first' })
+  @ApiOkResponse({ type: WebhookDeliveryAttemptListResponse })
+  @ApiNotFound('webhook endpoint')
+  deliveries(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Query() query: ListWebhookDeliveriesQueryDto,
+  ) {
+    return this.endpoints.deliveryAttempts(caller.principal, id, query);
+  }
+}

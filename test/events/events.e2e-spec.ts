@@ -1,0 +1,206 @@
+import { EventsService } from '../../src/events/events.service';
+import { EventType } from '../../src/events/event-types';
+import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestApp, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+
+describe(`events (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let acme: TwoModeTenant;
+  let other: TwoModeTenant;
+
+  /** Records one event as a write would: inside a transaction, through EventsService.record. */
+  function record(
+    tenant: { organizationId: string },
+    livemode: boolean,
+    type: EventType,
+    object: Record<string, unknown>,
+  ) {
+    const events = t.app.get(EventsService);
+    return t.db.transaction((m) =>
+      events.record(m, {
+        principal: { organizationId: tenant.organizationId, livemode },
+        type,
+        object,
+        previousAttributes: type.endsWith('.updated') ? { name: 'Old' } : null,
+        request: { id: 'req_test', idempotencyKey: 'idem-1' },
+        actor: { type: 'apiKey', id: 'key_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' },
+      }),
+    );
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    acme = await createTwoModeTenant(t, 'Acme');
+    other = await createTwoModeTenant(t, 'Other');
+  });
+  afterAll(() => t.close());
+
+  it('shows a recorded event with its data, request and actor', async () => {
+    const event = await record(acme, true, 'plan.updated', { id: 'plan_1', name: 'New' });
+    const res = await t.http().get(`/v0/events/${event.id}`).set(acme.live.auth).expect(200);
+    expect(res.body).toEqual({
+      id: event.id,
+      object: 'event',
+      type: 'plan.updated',
+      livemode: true,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: { object: { id: 'plan_1', name: 'New' }, previousAttributes: { name: 'Old' } },
+      request: { id: 'req_test', idempotencyKey: 'idem-1' },
+      actor: { type: 'apiKey', id: 'key_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' },
+    });
+    expect(event.id).toMatch(/^evt_[0-9A-Za-z]{16,40}$/);
+  });
+
+  it('never records a secret, even when a caller passes one', async () => {
+    const event = await record(acme, true, 'webhookEndpoint.created', {
+      id: 'we_1',
+      secret: 'whsec_c2VjcmV0',
+    });
+    const res = await t.http().get(`/v0/events/${event.id}`).set(acme.live.auth).expect(200);
+    expect(res.body.data.object).toEqual({ id: 'we_1' });
+    expect(JSON.stringify(res.body)).not.toContain('whsec_');
+  });
+
+  it('records nothing when the write rolls back', async () => {
+    const events = t.app.get(EventsService);
+    let id = '';
+    await expect(
+      t.db.transaction(async (m) => {
+        id = (
+          await events.record(m, {
+            principal: { organizationId: acme.organizationId, livemode: true },
+            type: 'product.created',
+            object: { id: 'prod_x' },
+            request: null,
+            actor: { type: 'system', id: null },
+          })
+        ).id;
+        throw new Error('the write failed');
+      }),
+    ).rejects.toThrow('the write failed');
+    await t.http().get(`/v0/events/${id}`).set(acme.live.auth).expect(404);
+  });
+
+  it('answers 404 for another organization, the other mode, a missing or a malformed id', async () => {
+    const event = await record(acme, false, 'product.created', { id: 'prod_1' });
+    await t.http().get(`/v0/events/${event.id}`).set(acme.test.auth).expect(200);
+    for (const auth of [acme.live.auth, other.test.auth, other.live.auth]) {
+      const res = await t.http().get(`/v0/events/${event.id}`).set(auth);
+      expectErrorEnvelope(res, 404, 'not_found', 'RESOURCE_NOT_FOUND');
+    }
+    const missing = await t
+      .http()
+      .get('/v0/events/evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC')
+      .set(acme.test.auth);
+    expectErrorEnvelope(missing, 404, 'not_found');
+    const malformed = await t.http().get('/v0/events/not-an-id').set(acme.test.auth);
+    expectErrorEnvelope(malformed, 404, 'not_found');
+  });
+
+  describe('the list', () => {
+    let tenant: TwoModeTenant;
+    const ids: string[] = [];
+
+    beforeAll(async () => {
+      tenant = await createTwoModeTenant(t, 'Lister');
+      const types: EventType[] = [
+        'product.created',
+        'plan.created',
+        'plan.updated',
+        'price.created',
+      ];
+      for (let i = 0; i < 12; i++) {
+        ids.push((await record(tenant, true, types[i % 4], { id: `obj_${i}` })).id);
+      }
+      // The other mode and another organization, which the list must never show.
+      await record(tenant, false, 'plan.created', { id: 'test_mode' });
+      await record(other, true, 'plan.created', { id: 'other_org' });
+    });
+
+    it('pages newest first by cursor, each page after the last id of the one before', async () => {
+      const seen: string[] = [];
+      let startingAfter: string | undefined;
+      let pages = 0;
+      for (;;) {
+        const query = new URLSearchParams({ limit: '5' });
+        if (startingAfter) query.set('startingAfter', startingAfter);
+        const res = await t
+          .http()
+          .get(`/v0/events?${query.toString()}`)
+          .set(tenant.live.auth)
+          .expect(200);
+        expect(Object.keys(res.body.pagination).sort()).toEqual(['hasMore', 'limit']);
+        pages++;
+        seen.push(...res.body.data.map((e: { id: string }) => e.id));
+        if (!res.body.pagination.hasMore) break;
+        startingAfter = res.body.data[res.body.data.length - 1].id;
+      }
+      expect(pages).toBe(3);
+      expect(seen).toEqual([...ids].reverse());
+    });
+
+    it('shows only the caller mode', async () => {
+      const res = await t.http().get('/v0/events?limit=100').set(tenant.test.auth).expect(200);
+      expect(res.body.data.map((e: any) => e.data.object.id)).toEqual(['test_mode']);
+      expect(res.body.data[0].livemode).toBe(false);
+    });
+
+    it('filters by an exact type and by a prefix', async () => {
+      const exact = await t
+        .http()
+        .get('/v0/events?type=plan.updated&limit=100')
+        .set(tenant.live.auth)
+        .expect(200);
+      expect(exact.body.data.map((e: any) => e.type)).toEqual(Array(3).fill('plan.updated'));
+      const prefix = await t
+        .http()
+        .get('/v0/events?type=plan.*&limit=2')
+        .set(tenant.live.auth)
+        .expect(200);
+      expect(prefix.body.data.map((e: any) => e.type)).toEqual(['plan.updated', 'plan.created']);
+      expect(prefix.body.pagination).toEqual({ limit: 2, hasMore: true });
+      const next = await t
+        .http()
+        .get(`/v0/events?type=plan.*&limit=100&startingAfter=${prefix.body.data[1].id}`)
+        .set(tenant.live.auth)
+        .expect(200);
+      expect(next.body.data).toHaveLength(4);
+      expect(next.body.pagination.hasMore).toBe(false);
+    });
+
+    it.each([
+      ['type=plan', 'type'],
+      ['type=plan.exploded', 'type'],
+      ['type=*', 'type'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['offset=10', 'offset'],
+      ['startingAfter=plan_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', 'startingAfter'],
+    ])('refuses ?%s with a 400 naming %s', async (query, field) => {
+      const res = await t.http().get(`/v0/events?${query.toString()}`).set(tenant.live.auth);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    it('refuses a cursor of another organization or mode as unknown', async () => {
+      const foreign = await record(other, true, 'plan.created', { id: 'x' });
+      const ownTest = await record(tenant, false, 'plan.created', { id: 'y' });
+      for (const cursor of [foreign.id, ownTest.id]) {
+        const res = await t.http().get(`/v0/events?startingAfter=${cursor}`).set(tenant.live.auth);
+        expectErrorEnvelope(res, 400, 'validation_error', 'UNKNOWN_CURSOR');
+      }
+    });
+  });
+
+  it('the retention sweep deletes events older than EVENT_RETENTION_DAYS only', async () => {
+    const tenant = await createTwoModeTenant(t, 'Sweep');
+    const old = await record(tenant, true, 'product.created', { id: 'old' });
+    const recent = await record(tenant, true, 'product.created', { id: 'recent' });
+    const backdated = new Date(Date.now() - 31 * 86_400_000);
+    await t.db.transaction((m) => m.update('events', { id: old.id }, { createdAt: backdated }));
+    expect(await t.app.get(EventsService).sweep()).toBe(1);
+    await t.http().get(`/v0/events/${old.id}`).set(tenant.live.auth).expect(404);
+    await t.http().get(`/v0/events/${recent.id}`).set(tenant.live.auth).expect(200);
+  });
+});

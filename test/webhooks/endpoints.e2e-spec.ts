@@ -1,0 +1,327 @@
+import { Writable } from 'node:stream';
+import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { TestApp, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+
+const PUBLIC_URL = 'https://93.184.216.34/hooks';
+
+/**
+ * Webhook endpoints over HTTP with the forgery rules on (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset)
+ * and the dispatcher off: what is saved, shown, refused and recorded. Delivery is
+ * delivery.e2e-spec.ts.
+ */
+describe(`webhook endpoints (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let acme: TwoModeTenant;
+  let other: TwoModeTenant;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    const logDestination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    t = await startTestApp({ WEBHOOK_DISPATCHER: 'off', LOG_LEVEL: 'debug' }, { logDestination });
+    acme = await createTwoModeTenant(t, 'Acme');
+    other = await createTwoModeTenant(t, 'Other');
+  });
+  afterAll(() => t.close());
+
+  async function create(auth: { Authorization: string }, body: Record<string, unknown> = {}) {
+    const res = await t
+      .http()
+      .post('/v0/webhookEndpoints')
+      .set(auth)
+      .send({ url: PUBLIC_URL, enabledEvents: ['*'], ...body });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  it('creates an endpoint, shows its secret once, and records webhookEndpoint.created without it', async () => {
+    const res = await t
+      .http()
+      .post('/v0/webhookEndpoints')
+      .set(acme.test.auth)
+      .set('Idempotency-Key', 'we-create-1')
+      .send({
+        url: PUBLIC_URL,
+        enabledEvents: ['plan.*', 'price.updated'],
+        description: 'Listener',
+        metadata: { team: 'billing' },
+      });
+    expect(res.status).toBe(201);
+    const { secret, ...shown } = res.body;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    expect(shown).toEqual({
+      id: expect.stringMatching(/^we_[0-9A-Za-z]{16,40}$/),
+      object: 'webhookEndpoint',
+      livemode: false,
+      url: PUBLIC_URL,
+      enabledEvents: ['plan.*', 'price.updated'],
+      description: 'Listener',
+      metadata: { team: 'billing' },
+      status: 'enabled',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+
+    const read = await t.http().get(`/v0/webhookEndpoints/${shown.id}`).set(acme.test.auth);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(shown);
+
+    const events = await t
+      .http()
+      .get('/v0/events?type=webhookEndpoint.created')
+      .set(acme.test.auth)
+      .expect(200);
+    const event = events.body.data.find((e: any) => e.data.object.id === shown.id);
+    expect(event).toMatchObject({
+      type: 'webhookEndpoint.created',
+      livemode: false,
+      data: { object: shown, previousAttributes: null },
+      request: { id: res.headers['x-request-id'], idempotencyKey: 'we-create-1' },
+      actor: { type: 'apiKey', id: acme.test.apiKeyId },
+    });
+
+    // An idempotent replay answers the same (secret included) and records nothing more.
+    const replay = await t
+      .http()
+      .post('/v0/webhookEndpoints')
+      .set(acme.test.auth)
+      .set('Idempotency-Key', 'we-create-1')
+      .send({
+        url: PUBLIC_URL,
+        enabledEvents: ['plan.*', 'price.updated'],
+        description: 'Listener',
+        metadata: { team: 'billing' },
+      });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const after = await t
+      .http()
+      .get('/v0/events?type=webhookEndpoint.created&limit=100')
+      .set(acme.test.auth);
+    expect(after.body.data.filter((e: any) => e.data.object.id === shown.id)).toHaveLength(1);
+  });
+
+  it('updates an endpoint with previousAttributes, and records nothing for a no-op', async () => {
+    const created = await create(acme.live.auth, { description: 'Before' });
+    const res = await t
+      .http()
+      .patch(`/v0/webhookEndpoints/${created.id}`)
+      .set(acme.live.auth)
+      .send({ description: 'After', enabledEvents: ['product.*'], metadata: { a: '1' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      description: 'After',
+      enabledEvents: ['product.*'],
+      metadata: { a: '1' },
+    });
+    expect(res.body.secret).toBeUndefined();
+    const noop = await t
+      .http()
+      .patch(`/v0/webhookEndpoints/${created.id}`)
+      .set(acme.live.auth)
+      .send({ description: 'After' });
+    expect(noop.status).toBe(200);
+    expect(noop.body).toEqual(res.body);
+
+    const events = await t
+      .http()
+      .get('/v0/events?type=webhookEndpoint.updated&limit=100')
+      .set(acme.live.auth);
+    const mine = events.body.data.filter((e: any) => e.data.object.id === created.id);
+    expect(mine).toHaveLength(1);
+    expect(mine[0].data).toEqual({
+      object: res.body,
+      previousAttributes: { description: 'Before', enabledEvents: ['*'], metadata: {} },
+    });
+  });
+
+  it('deletes an endpoint: 200 with deleted, then 404, gone from the list, with an event', async () => {
+    const created = await create(acme.live.auth);
+    const res = await t.http().delete(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: created.id, object: 'webhookEndpoint', deleted: true });
+    const gone = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+    expectErrorEnvelope(gone, 404, 'not_found');
+    const list = await t.http().get('/v0/webhookEndpoints?limit=100').set(acme.live.auth);
+    expect(list.body.data.map((e: any) => e.id)).not.toContain(created.id);
+    const events = await t
+      .http()
+      .get('/v0/events?type=webhookEndpoint.deleted')
+      .set(acme.live.auth);
+    expect(events.body.data[0].data.object.id).toBe(created.id);
+  });
+
+  it('rotates the secret: a new one, shown once; GET never shows either', async () => {
+    const created = await create(acme.live.auth);
+    const res = await t
+      .http()
+      .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+      .set(acme.live.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.secret).toMatch(/^whsec_/);
+    expect(res.body.secret).not.toBe(created.secret);
+    const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+    expect(JSON.stringify(read.body)).not.toContain('whsec_');
+  });
+
+  it('keeps endpoints apart by organization and mode', async () => {
+    const testOnly = await create(acme.test.auth);
+    const liveOnly = await create(acme.live.auth);
+    for (const [auth, id] of [
+      [acme.live.auth, testOnly.id],
+      [acme.test.auth, liveOnly.id],
+      [other.live.auth, liveOnly.id],
+      [other.test.auth, testOnly.id],
+    ] as const) {
+      for (const req of [
+        t.http().get(`/v0/webhookEndpoints/${id}`),
+        t.http().patch(`/v0/webhookEndpoints/${id}`).send({ description: 'x' }),
+        t.http().delete(`/v0/webhookEndpoints/${id}`),
+        t.http().post(`/v0/webhookEndpoints/${id}/rotateSecret`),
+        t.http().get(`/v0/webhookEndpoints/${id}/deliveries`),
+      ]) {
+        expectErrorEnvelope(await req.set(auth), 404, 'not_found', 'RESOURCE_NOT_FOUND');
+      }
+    }
+    const liveList = await t.http().get('/v0/webhookEndpoints?limit=100').set(acme.live.auth);
+    expect(liveList.body.data.every((e: any) => e.livemode === true)).toBe(true);
+    expect(liveList.body.data.map((e: any) => e.id)).not.toContain(testOnly.id);
+    const otherList = await t.http().get('/v0/webhookEndpoints').set(other.live.auth);
+    expect(otherList.body).toEqual({ data: [], pagination: { limit: 10, offset: 0, total: 0 } });
+  });
+
+  describe('refuses bad input with a 400', () => {
+    it.each([
+      [{ enabledEvents: ['*'] }, 'url'],
+      [{ url: PUBLIC_URL }, 'enabledEvents'],
+      [{ url: PUBLIC_URL, enabledEvents: [] }, 'enabledEvents'],
+      [{ url: PUBLIC_URL, enabledEvents: ['plan.exploded'] }, 'enabledEvents'],
+      [{ url: PUBLIC_URL, enabledEvents: ['*', '*'] }, 'enabledEvents'],
+      [{ url: PUBLIC_URL, enabledEvents: 'plan.*' }, 'enabledEvents'],
+      [{ url: 42, enabledEvents: ['*'] }, 'url'],
+      [{ url: PUBLIC_URL, enabledEvents: ['*'], secret: 'whsec_x' }, 'secret'],
+      [{ url: PUBLIC_URL, enabledEvents: ['*'], metadata: { a: { b: 1 } } }, 'metadata'],
+    ])('POST %j (field %s)', async (body, field) => {
+      const res = await t.http().post('/v0/webhookEndpoints').set(acme.live.auth).send(body);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    it.each([
+      ['http://93.184.216.34/hooks', 'https://'],
+      ['https://127.0.0.1/hooks', 'internal'],
+      ['https://10.1.2.3/hooks', 'internal'],
+      ['https://192.168.0.10/hooks', 'internal'],
+      ['https://169.254.169.254/latest/meta-data', 'internal'],
+      ['https://[::1]/hooks', 'internal'],
+      ['https://[fd00::1]/hooks', 'internal'],
+      ['https://2130706433/hooks', 'internal'],
+      ['https://localhost/hooks', 'internal'],
+      ['https://user:pw@93.184.216.34/hooks', 'password'],
+    ])('a forged or unsafe URL %s', async (url, why) => {
+      const res = await t
+        .http()
+        .post('/v0/webhookEndpoints')
+        .set(acme.live.auth)
+        .send({ url, enabledEvents: ['*'] });
+      expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_WEBHOOK_URL');
+      expect(res.body.errors[0].message).toContain(why);
+    });
+
+    it('the same URL rules on PATCH, and nothing changes', async () => {
+      const created = await create(acme.live.auth);
+      const res = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ url: 'https://127.0.0.1/hooks' });
+      expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_WEBHOOK_URL');
+      const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+      expect(read.body.url).toBe(PUBLIC_URL);
+    });
+
+    it.each([
+      [{ status: 'paused' }, 'status'],
+      [{ status: null }, 'status'],
+      [{ livemode: false }, 'livemode'],
+      [{ secret: 'whsec_AAAA' }, 'secret'],
+      [{ unknown: 1 }, 'unknown'],
+    ])('PATCH %j', async (body, field) => {
+      const created = await create(acme.live.auth);
+      const res = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send(body);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    it.each(['succeeded=maybe', 'eventId=plan_1', 'limit=0', 'offset=-1'])(
+      'GET deliveries?%s',
+      async (query) => {
+        const created = await create(acme.live.auth);
+        const res = await t
+          .http()
+          .get(`/v0/webhookEndpoints/${created.id}/deliveries?${query}`)
+          .set(acme.live.auth);
+        expectErrorEnvelope(res, 400, 'validation_error');
+      },
+    );
+  });
+
+  it('answers 404 for a malformed id and 412 for a stale If-Match', async () => {
+    expectErrorEnvelope(
+      await t.http().get('/v0/webhookEndpoints/nope').set(acme.live.auth),
+      404,
+      'not_found',
+    );
+    const created = await create(acme.live.auth);
+    const res = await t
+      .http()
+      .patch(`/v0/webhookEndpoints/${created.id}`)
+      .set(acme.live.auth)
+      .set('If-Match', '"stale"')
+      .send({ description: 'x' });
+    expectErrorEnvelope(res, 412, 'precondition_failed');
+  });
+
+  it('never writes a secret to the log, to an event, or to a response other than create and rotate', async () => {
+    const created = await create(acme.live.auth);
+    const rotated = await t
+      .http()
+      .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+      .set(acme.live.auth);
+    const secrets = [created.secret, rotated.body.secret].map((s: string) => s.slice(6));
+    const responses = [
+      await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth),
+      await t.http().get('/v0/webhookEndpoints?limit=100').set(acme.live.auth),
+      await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ description: 'changed' }),
+      await t.http().get('/v0/events?limit=100').set(acme.live.auth),
+      await t.http().get(`/v0/webhookEndpoints/${created.id}/deliveries`).set(acme.live.auth),
+      await t.http().delete(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth),
+    ];
+    const rows = await t.dataSource.query('SELECT * FROM "events"');
+    for (const secret of secrets) {
+      for (const res of responses) {
+        expect(res.text).not.toContain(secret);
+        expect(JSON.stringify(res.headers)).not.toContain(secret);
+      }
+      expect(JSON.stringify(rows)).not.toContain(secret);
+      expect(logLines.join('')).not.toContain(secret);
+      // Stored encrypted: the database never holds the secret itself.
+      const stored = await t.dataSource.query('SELECT * FROM "webhook_endpoints"');
+      expect(JSON.stringify(stored)).not.toContain(secret);
+    }
+    expect(logLines.length).toBeGreaterThan(0);
+  });
+});
