@@ -3,6 +3,7 @@ import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import layers from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'eslint.config.mjs'] },
@@ -32,4 +33,6 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // The layers of src/ (eslint.layers.js, docs/architecture.md): a crossing import is an error.
+  ...layers.layerBlocks(),
 );

@@ -1,5 +1,5 @@
 import { ChangeHandler, DatabaseChangeFeed } from '../database/change-feed';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import {
   API_KEY_CACHE_TTL_MS,
   API_KEY_UNTRUSTED_TTL_MS,

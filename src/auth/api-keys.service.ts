@@ -4,13 +4,12 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { characters } from '../common/metadata';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { DatabaseChangeFeed } from '../database/change-feed';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
-const AUTHENTICATE_SQL =
-  'SELECT id, organization_id, mode FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
@@ -85,7 +84,7 @@ export const API_KEY_CACHE_TTL_MS = 5_000;
 /**
  * How long an entry is used while the change feed is not trusted (PostgreSQL's listening
  * connection is down or slow): short enough that a revocation nobody heard of still takes
- * effect within API.md's 1 second.
+ * effect within docs/api.md's 1 second (§2).
  */
 export const API_KEY_UNTRUSTED_TTL_MS = 500;
 /** At most this many keys are remembered; the oldest entry goes first. */
@@ -141,6 +140,7 @@ export class ApiKeysService {
   constructor(
     private readonly db: Database,
     private readonly changes: DatabaseChangeFeed,
+    private readonly repository: ApiKeysRepository = new ApiKeysRepository(db),
   ) {
     changes.subscribe(API_KEY_REVOKED_CHANNEL, (keyId) => {
       this.invalidations++;
@@ -164,13 +164,13 @@ export class ApiKeysService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.db.transaction((m) => m.insert(Organization, org));
+    await this.db.transaction((m) => this.repository.insertOrganization(m, org));
     return organizationView(org);
   }
 
   async getOrganization(id: string): Promise<OrganizationView> {
     const org = isIdOf(ID_PREFIXES.organization, id)
-      ? await this.db.read((m) => m.findOneBy(Organization, { id }))
+      ? await this.db.read((m) => this.repository.findOrganization(m, id))
       : null;
     if (!org) throw new NotFoundError('organization', id);
     return organizationView(org);
@@ -192,15 +192,13 @@ export class ApiKeysService {
       createdAt: new Date(),
       revokedAt: null,
     });
-    await this.db.transaction((m) => m.insert(ApiKey, record));
+    await this.db.transaction((m) => this.repository.insertKey(m, record));
     return { ...apiKeyView(record), apiKey: key };
   }
 
   async listApiKeys(organizationId: string): Promise<ApiKeyView[]> {
     await this.getOrganization(organizationId);
-    const keys = await this.db.read((m) =>
-      m.find(ApiKey, { where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } }),
-    );
+    const keys = await this.db.read((m) => this.repository.keysOf(m, organizationId));
     return keys.map(apiKeyView);
   }
 
@@ -210,11 +208,11 @@ export class ApiKeysService {
    */
   async revokeApiKey(id: string): Promise<ApiKeyView> {
     const view = await this.db.transaction(async (m) => {
-      const key = isIdOf(ID_PREFIXES.apiKey, id) ? await m.findOneBy(ApiKey, { id }) : null;
+      const key = isIdOf(ID_PREFIXES.apiKey, id) ? await this.repository.findKey(m, id) : null;
       if (!key) throw new NotFoundError('API key', id);
       if (!key.revokedAt) {
         key.revokedAt = new Date();
-        await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
+        await this.repository.revokeKey(m, id, key.revokedAt);
         await this.changes.announce(m, API_KEY_REVOKED_CHANNEL, id);
       }
       return apiKeyView(key);
@@ -235,17 +233,12 @@ export class ApiKeysService {
     if (cached) return cached;
     const invalidations = this.invalidations;
     const checkedAt = Date.now();
-    const rows = await this.db.read((m) =>
-      m.query<{ id: string; organization_id: string; mode: string }[]>(
-        this.db.sql(AUTHENTICATE_SQL),
-        [keyHash],
-      ),
-    );
-    if (rows.length === 0) return null;
+    const row = await this.db.read((m) => this.repository.liveKey(m, keyHash));
+    if (!row) return null;
     const principal = {
-      organizationId: rows[0].organization_id,
-      apiKeyId: rows[0].id,
-      livemode: rows[0].mode !== 'test',
+      organizationId: row.organization_id,
+      apiKeyId: row.id,
+      livemode: row.mode !== 'test',
     };
     // A revocation heard while the row was on its way may postdate what the row says.
     this.changes.catchUp();
@@ -272,7 +265,7 @@ export class ApiKeysService {
     key: string,
     organizationName: string,
   ): Promise<{ created: boolean; organizationId: string }> {
-    const existing = await this.db.read((m) => m.findOneBy(ApiKey, { keyHash: hashApiKey(key) }));
+    const existing = await this.db.read((m) => this.repository.findKeyByHash(m, hashApiKey(key)));
     if (existing) return { created: false, organizationId: existing.organizationId };
     const org = await this.createOrganization(organizationName);
     await this.createApiKey(org.id, { key });
@@ -280,6 +273,6 @@ export class ApiKeysService {
   }
 
   async countOrganizations(): Promise<number> {
-    return this.db.read((m) => m.count(Organization));
+    return this.db.read((m) => this.repository.countOrganizations(m));
   }
 }

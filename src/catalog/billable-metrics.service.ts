@@ -1,33 +1,37 @@
 import { Injectable } from '@nestjs/common';
-import { FindOptionsWhere } from 'typeorm';
 import { NotFoundError } from '../common/errors';
-import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
+import type { CommitHook } from '../database/commit-hook';
+import { Database } from '../database/database';
+import { lockedUpdate } from '../database/locked-update';
+import { BillableMetricsRepository } from './billable-metrics.repository';
 import { CatalogService } from './catalog.service';
 import { BillableMetricResponse, toBillableMetricResponse } from './dto/billable-metric.response';
 import { CreateBillableMetricDto } from './dto/create-billable-metric.dto';
 import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.dto';
+import { normalizeDescription } from '../common/text';
 import { UpdateBillableMetricDto } from './dto/update-billable-metric.dto';
 import { BillableMetric } from './entities/billable-metric.entity';
-import { normalizeDescription } from '../common/text';
-import { assertOwnMerchant } from '../common/merchant';
 
+/** The rules of billable metrics (docs/api.md §5.2). */
 @Injectable()
 export class BillableMetricsService {
   constructor(
     private readonly db: Database,
     private readonly catalog: CatalogService,
+    private readonly metrics: BillableMetricsRepository,
   ) {}
 
   async create(
     organizationId: string,
     dto: CreateBillableMetricDto,
+    commit?: CommitHook,
   ): Promise<BillableMetricResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
     return this.db.transaction(async (m) => {
-      await this.catalog.requireProduct(organizationId, dto.productId, 'productId', m);
+      await this.catalog.requireProduct(m, organizationId, dto.productId, 'productId');
       const now = new Date();
       const metric: BillableMetric = {
         id: newId(ID_PREFIXES.billableMetric),
@@ -42,28 +46,25 @@ export class BillableMetricsService {
         createdAt: now,
         updatedAt: now,
       };
-      await m.insert(BillableMetric, metric);
+      await this.metrics.insert(m, metric);
       return toBillableMetricResponse(metric);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<BillableMetricResponse> {
-    return toBillableMetricResponse(await this.catalog.getBillableMetricOrFail(organizationId, id));
+    const metric = isIdOf(ID_PREFIXES.billableMetric, id)
+      ? await this.db.read((m) => this.metrics.find(m, organizationId, id))
+      : null;
+    if (!metric) throw new NotFoundError('billable metric', id);
+    return toBillableMetricResponse(metric);
   }
 
   async list(
     organizationId: string,
     query: ListBillableMetricsQueryDto,
   ): Promise<ListResponse<BillableMetricResponse>> {
-    const where: FindOptionsWhere<BillableMetric> = { organizationId };
-    if (query.productId !== undefined) where.productId = query.productId;
     const [metrics, total] = await this.db.read((m) =>
-      m.findAndCount(BillableMetric, {
-        where,
-        order: { createdAt: 'DESC', id: 'DESC' },
-        take: query.limit,
-        skip: query.offset,
-      }),
+      this.metrics.page(m, organizationId, { productId: query.productId }, query),
     );
     return toListResponse(metrics.map(toBillableMetricResponse), total, query);
   }
@@ -74,38 +75,25 @@ export class BillableMetricsService {
     id: string,
     dto: UpdateBillableMetricDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<BillableMetricResponse> {
     if (!isIdOf(ID_PREFIXES.billableMetric, id)) throw new NotFoundError('billable metric', id);
-    return this.db.transaction(async (m) => {
-      const metric = await m.findOne(BillableMetric, {
-        where: { id, organizationId },
-        lock: this.db.rowLock,
-      });
-      if (!metric) throw new NotFoundError('billable metric', id);
-      assertIfMatch(ifMatch, toBillableMetricResponse(metric));
-
-      const changes = {
-        name: dto.name ?? metric.name,
-        description:
-          dto.description === undefined
-            ? metric.description
-            : normalizeDescription(dto.description),
-        unit: dto.unit ?? metric.unit,
-      };
-      const unchanged =
-        changes.name === metric.name &&
-        changes.description === metric.description &&
-        changes.unit === metric.unit;
-      // A PATCH that changes nothing leaves updatedAt, and so the ETag, as they were.
-      if (unchanged) return toBillableMetricResponse(metric);
-
-      Object.assign(metric, changes, { updatedAt: new Date() });
-      await m.update(
-        BillableMetric,
-        { id, organizationId },
-        { ...changes, updatedAt: metric.updatedAt },
-      );
-      return toBillableMetricResponse(metric);
-    });
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.metrics.findForUpdate(m, organizationId, id),
+          notFound: () => new NotFoundError('billable metric', id),
+          view: toBillableMetricResponse,
+          ifMatch,
+          changes: () => ({
+            name: dto.name ?? undefined,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
+            unit: dto.unit ?? undefined,
+          }),
+          write: (_, changed) => this.metrics.update(m, organizationId, id, changed),
+        }),
+      commit,
+    );
   }
 }

@@ -1,27 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/errors';
-import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { mergeMetadata, sameMetadata } from '../common/metadata';
+import { mergeMetadata } from '../common/metadata';
+import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
-import { CatalogService } from './catalog.service';
+import type { CommitHook } from '../database/commit-hook';
+import { Database } from '../database/database';
+import { lockedUpdate } from '../database/locked-update';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductResponse, toProductResponse } from './dto/product.response';
+import { normalizeDescription } from '../common/text';
 import { UpdateProductDto } from './dto/update-product.dto';
 import { Product } from './entities/product.entity';
-import { normalizeDescription } from '../common/text';
-import { assertOwnMerchant } from '../common/merchant';
+import { ProductsRepository } from './products.repository';
 
+/** The rules of products (docs/api.md §5.1). */
 @Injectable()
 export class ProductsService {
   constructor(
     private readonly db: Database,
-    private readonly catalog: CatalogService,
+    private readonly products: ProductsRepository,
   ) {}
 
-  async create(organizationId: string, dto: CreateProductDto): Promise<ProductResponse> {
+  async create(
+    organizationId: string,
+    dto: CreateProductDto,
+    commit?: CommitHook,
+  ): Promise<ProductResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
     const now = new Date();
     const product: Product = {
@@ -35,13 +41,17 @@ export class ProductsService {
     };
     // The transaction returns the response: with an Idempotency-Key it is stored in the same commit.
     return this.db.transaction(async (m) => {
-      await m.insert(Product, product);
+      await this.products.insert(m, product);
       return toProductResponse(product);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<ProductResponse> {
-    return toProductResponse(await this.catalog.getProductOrFail(organizationId, id));
+    const product = isIdOf(ID_PREFIXES.product, id)
+      ? await this.db.read((m) => this.products.find(m, organizationId, id))
+      : null;
+    if (!product) throw new NotFoundError('product', id);
+    return toProductResponse(product);
   }
 
   async list(
@@ -50,12 +60,7 @@ export class ProductsService {
   ): Promise<ListResponse<ProductResponse>> {
     assertOwnMerchant(organizationId, query.merchantId);
     const [products, total] = await this.db.read((m) =>
-      m.findAndCount(Product, {
-        where: { organizationId },
-        order: { createdAt: 'DESC', id: 'DESC' },
-        take: query.limit,
-        skip: query.offset,
-      }),
+      this.products.page(m, organizationId, query),
     );
     return toListResponse(products.map(toProductResponse), total, query);
   }
@@ -66,43 +71,25 @@ export class ProductsService {
     id: string,
     dto: UpdateProductDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<ProductResponse> {
     if (!isIdOf(ID_PREFIXES.product, id)) throw new NotFoundError('product', id);
-    return this.db.transaction(async (m) => {
-      const product = await m.findOne(Product, {
-        where: { id, organizationId },
-        lock: this.db.rowLock,
-      });
-      if (!product) throw new NotFoundError('product', id);
-      assertIfMatch(ifMatch, toProductResponse(product));
-
-      const changes = {
-        name: dto.name ?? product.name,
-        description:
-          dto.description === undefined
-            ? product.description
-            : normalizeDescription(dto.description),
-        metadata: mergeMetadata(product.metadata, dto.metadata),
-      };
-      const unchanged =
-        changes.name === product.name &&
-        changes.description === product.description &&
-        sameMetadata(changes.metadata, product.metadata);
-      // A PATCH that changes nothing leaves updatedAt, and so the ETag, as they were.
-      if (unchanged) return toProductResponse(product);
-
-      Object.assign(product, changes, { updatedAt: new Date() });
-      await m.update(
-        Product,
-        { id, organizationId },
-        {
-          name: product.name,
-          description: product.description,
-          metadata: product.metadata,
-          updatedAt: product.updatedAt,
-        },
-      );
-      return toProductResponse(product);
-    });
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.products.findForUpdate(m, organizationId, id),
+          notFound: () => new NotFoundError('product', id),
+          view: toProductResponse,
+          ifMatch,
+          changes: (product) => ({
+            name: dto.name ?? undefined,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
+            metadata: mergeMetadata(product.metadata, dto.metadata),
+          }),
+          write: (_, changed) => this.products.update(m, organizationId, id, changed),
+        }),
+      commit,
+    );
   }
 }

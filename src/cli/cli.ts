@@ -6,7 +6,7 @@ import { ApiError } from '../common/errors';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { DatabaseChangeFeed } from '../database/change-feed';
 import { dataSourceOptions } from '../database/data-source-options';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]
 
@@ -69,8 +69,8 @@ export async function main(argv: string[]): Promise<number> {
     await dataSource.runMigrations({ transaction: 'each' });
     // The feed only announces here (a revocation reaches running instances); it never listens.
     const service = new ApiKeysService(
-      new Database(dataSource),
-      new DatabaseChangeFeed(dataSource),
+      new Database(dataSource, config.database.kind),
+      new DatabaseChangeFeed(dataSource, config.database.kind),
     );
     const result = await runCommand(service, argv);
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-/** Every identifier prefix the API hands out (API.md section 1). */
+/** Every identifier prefix the API hands out (docs/api.md §1). */
 export const ID_PREFIXES = {
   organization: 'org',
   apiKey: 'key',

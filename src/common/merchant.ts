@@ -5,7 +5,7 @@ import { IsIdShape } from './validation/decorators';
 export const IsMerchantId = (): PropertyDecorator => IsIdShape('org', 'an organization');
 
 /**
- * `merchantId` defaults to the caller's organization (API.md section 2). Any other organization
+ * `merchantId` defaults to the caller's organization (docs/api.md §2). Any other organization
  * id answers 403, whether that organization exists or not, so a key learns nothing about others.
  */
 export function assertOwnMerchant(organizationId: string, merchantId: string | undefined): void {

@@ -9,7 +9,7 @@ export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX = 40;
 export const METADATA_VALUE_MAX = 500;
 
-/** Returns why `value` is not valid metadata, or null when it is (API.md section 1). */
+/** Returns why `value` is not valid metadata, or null when it is (docs/api.md §1). */
 export function validateMetadata(
   value: unknown,
   opts: { allowNullValues?: boolean } = {},

@@ -1,6 +1,7 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+import type { DatabaseKind } from '../config/app-config';
 
 /** The part of better-sqlite3's connection the feed uses. */
 interface SqliteConnection {
@@ -58,10 +59,14 @@ export class DatabaseChangeFeed implements OnModuleInit, OnModuleDestroy {
   private reconnectAttempt = 0;
   private stopped = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  /** True on PostgreSQL: the configured dialect (AppConfig.database.kind). */
+  readonly isPostgres: boolean;
 
-  get isPostgres(): boolean {
-    return this.dataSource.options.type === 'postgres';
+  constructor(
+    private readonly dataSource: DataSource,
+    dialect: DatabaseKind,
+  ) {
+    this.isPostgres = dialect === 'postgres';
   }
 
   /**

@@ -1,10 +1,12 @@
 import { Column, ColumnOptions, ColumnType } from 'typeorm';
+import { configuredDialect } from '../config/app-config';
 
 /**
- * Entities are shared by both dialects, but a few column types differ. The dialect is read from
- * DATABASE_URL when the entity files load, which is the same URL the configuration validates.
+ * Entities are shared by both dialects, but a few column types differ. Decorators run when the
+ * entity files load, before the app's configuration exists, so the dialect comes from the
+ * configuration's own parser of DATABASE_URL (configuredDialect), the one loadConfig validates.
  */
-export const IS_POSTGRES = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
+const IS_POSTGRES = configuredDialect() === 'postgres';
 
 /** Instants: timestamptz on PostgreSQL; on SQLite TypeORM stores UTC text with milliseconds. */
 export const TIMESTAMP: ColumnType = IS_POSTGRES ? 'timestamptz' : 'datetime';

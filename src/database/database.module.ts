@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
-import { Database } from './database.service';
+import { Database } from './database';
 
 /** TypeORM on the configured database; migrations run when the app starts. */
 @Global()
@@ -22,11 +22,16 @@ import { Database } from './database.service';
     }),
   ],
   providers: [
-    { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
+    {
+      provide: Database,
+      inject: [DataSource, APP_CONFIG],
+      useFactory: (ds: DataSource, config: AppConfig) => new Database(ds, config.database.kind),
+    },
     {
       provide: DatabaseChangeFeed,
-      inject: [DataSource],
-      useFactory: (ds: DataSource) => new DatabaseChangeFeed(ds),
+      inject: [DataSource, APP_CONFIG],
+      useFactory: (ds: DataSource, config: AppConfig) =>
+        new DatabaseChangeFeed(ds, config.database.kind),
     },
   ],
   exports: [Database, DatabaseChangeFeed],

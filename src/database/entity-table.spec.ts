@@ -35,7 +35,7 @@ describe('EntityTable (SQLite)', () => {
       'CREATE TABLE "samples" ("id" varchar(48) PRIMARY KEY, "position" integer, ' +
         '"properties" text NOT NULL, "created_at" datetime NOT NULL, "deleted_at" datetime)',
     );
-    table = new EntityTable(dataSource, Sample);
+    table = new EntityTable(dataSource, 'sqlite', Sample);
   });
   afterAll(() => dataSource.destroy());
 

@@ -1,5 +1,6 @@
 import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import type { DatabaseKind } from '../config/app-config';
 
 /**
  * An entity's table for hand-written SQL on hot paths: its column list, and the conversion of raw
@@ -24,6 +25,7 @@ export class EntityTable<T extends ObjectLiteral> {
 
   constructor(
     private readonly dataSource: DataSource,
+    dialect: DatabaseKind,
     entity: EntityTarget<T>,
   ) {
     const metadata = dataSource.getMetadata(entity);
@@ -33,7 +35,7 @@ export class EntityTable<T extends ObjectLiteral> {
     this.readers = this.columns.map((column) => ({
       property: column.propertyName,
       name: column.databaseName,
-      hydrate: hydratorFor(dataSource, column),
+      hydrate: hydratorFor(dataSource, dialect, column),
     }));
     this.insertSql =
       `INSERT INTO ${this.name} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
@@ -89,13 +91,17 @@ const PLAIN_TYPES = new Set(['varchar', 'text', 'integer', 'int']);
  * integers; PostgreSQL's timestamptz and jsonb, which pg has already parsed) or a plain parse
  * (SQLite's JSON text, and its datetime text in the one format TypeORM writes).
  */
-function hydratorFor(dataSource: DataSource, column: ColumnMetadata): (value: unknown) => unknown {
+function hydratorFor(
+  dataSource: DataSource,
+  dialect: DatabaseKind,
+  column: ColumnMetadata,
+): (value: unknown) => unknown {
   const driver = dataSource.driver;
   const viaDriver = (value: unknown): unknown => driver.prepareHydratedValue(value, column);
   if (column.transformer) return viaDriver;
   const type = String(column.type);
   if (PLAIN_TYPES.has(type)) return (value) => value;
-  if (dataSource.options.type === 'postgres') {
+  if (dialect === 'postgres') {
     if (type === 'timestamptz')
       return (value) => (value instanceof Date ? value : viaDriver(value));
     if (type === 'jsonb') return (value) => (typeof value === 'string' ? viaDriver(value) : value);

@@ -1,7 +1,9 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-keys.service';
-import { IDEMPOTENT_METHODS, parseIdempotencyKey } from '../common/idempotency/idempotency-key';
+import type { CommitHook } from '../database/commit-hook';
+import { IDEMPOTENT_METHODS, parseIdempotencyKey } from '../platform/idempotency/idempotency-key';
+import type { ClaimedRequest } from '../platform/idempotency/idempotency.service';
 
 /** Whose data a request reads and writes: one organization, in one mode (API.md section 2). */
 export interface Tenant {
@@ -29,17 +31,25 @@ export interface Caller {
   actor: Actor;
   /** Null for the command line and the service itself. */
   request: RequestRef | null;
+  /**
+   * The commit hook of the request's Idempotency-Key (platform/idempotency): the service passes
+   * it to its write transaction, which stores the answer in the same commit.
+   */
+  commit?: CommitHook;
 }
 
 /** The caller of an authenticated route, as a handler parameter: `@CurrentCaller() caller: Caller`. */
 export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
-  const request = ctx.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
+  const request = ctx
+    .switchToHttp()
+    .getRequest<FastifyRequest & ClaimedRequest & { user?: Principal }>();
   const user = request.user;
   if (!user) throw new Error('CurrentCaller used on a route without authentication');
   return {
     principal: { organizationId: user.organizationId, livemode: user.livemode },
     actor: { type: 'apiKey', id: user.apiKeyId },
     request: { id: String(request.id), idempotencyKey: idempotencyKeyOf(request) },
+    commit: request.idempotency?.armed ? request.idempotency : undefined,
   };
 });
 

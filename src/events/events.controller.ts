@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiCommonResponses, ApiNotFound } from '../common/http/api-docs';
+import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { Caller, CurrentCaller } from './caller';
 import { EventListResponse, EventResponse } from './dto/event.response';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';

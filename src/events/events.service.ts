@@ -5,7 +5,7 @@ import { EntityManager } from 'typeorm';
 import { ValidationFailedError, NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { Actor, RequestRef, Tenant } from './caller';
 import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';

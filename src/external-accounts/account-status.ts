@@ -1,6 +1,6 @@
 import { ConflictError } from '../common/errors';
 
-/** What a response shows (API.md section 5.5). A new account starts `pending`. */
+/** What a response shows (docs/api.md §5.5). A new account starts `pending`. */
 export const ACCOUNT_STATUSES = ['pending', 'verified', 'errored'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 

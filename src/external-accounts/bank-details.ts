@@ -122,7 +122,7 @@ function checkRoutingNumber(country: string, raw: string): string | FieldError {
 }
 
 /**
- * Every bank-detail rule of API.md section 5.5 in one place. Returns the details in canonical
+ * Every bank-detail rule of docs/api.md §5.5 in one place. Returns the details in canonical
  * form, or one entry per invalid field (country, currency, account number, routing number).
  */
 export function checkBankDetails(input: BankDetailsInput): BankDetailsCheck {
@@ -169,7 +169,7 @@ export function checkBankDetails(input: BankDetailsInput): BankDetailsCheck {
 
 /**
  * The end of an account number that responses may show (`last4`, and `accountNumber` as
- * "****" + it): its last four characters, but never more than half of them (API.md 5.5), so a
+ * "****" + it): its last four characters, but never more than half of them (docs/api.md §5.5), so a
  * short number is never shown whole or nearly whole: 4 or 5 characters show 2, 6 or 7 show 3.
  */
 export function visibleLast4(accountNumber: string): string {

@@ -2,22 +2,21 @@ import { applyDecorators } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiForbiddenResponse,
-  ApiHeader,
   ApiOkResponse,
-  ApiOperation,
   ApiParam,
-  ApiPreconditionFailedResponse,
 } from '@nestjs/swagger';
-import { ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
+import { ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import {
   DeletedExternalBankAccountResponse,
   ExternalBankAccountListResponse,
   ExternalBankAccountResponse,
 } from './dto/external-bank-account.response';
 
-/** The OpenAPI description of each route, with error examples (account numbers redacted). */
+/**
+ * The error examples of each route for the OpenAPI document (account numbers redacted); the
+ * summaries are the controller's doc comments, If-Match and 412 come with every PATCH and DELETE.
+ */
 
 function errorBody(
   error: string,
@@ -49,31 +48,8 @@ const ID_PARAM = ApiParam({
   example: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA',
 });
 
-const IF_MATCH = [
-  ApiHeader({
-    name: 'If-Match',
-    required: false,
-    description: 'The ETag of the account as you last read it: 412 when it changed since',
-  }),
-  ApiPreconditionFailedResponse({
-    type: ErrorEnvelope,
-    description: 'If-Match does not match the current ETag (ETAG_MISMATCH)',
-  }),
-];
-
 export const ApiCreateExternalAccount = () =>
   applyDecorators(
-    ApiOperation({
-      summary: 'Create an external bank account',
-      description:
-        'The account starts `pending`. Each bank-detail rule has a code: ACCOUNT_NUMBER_INVALID, ' +
-        'IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID, INVALID_COUNTRY, ' +
-        'INVALID_CURRENCY. The account number is stored encrypted and never returned.',
-    }),
-    ApiCreatedResponse({
-      type: ExternalBankAccountResponse,
-      description: 'External bank account created',
-    }),
     ApiBadRequestResponse({
       type: ErrorEnvelope,
       description: 'Validation failed: a field, or a bank detail (the code says which rule)',
@@ -127,30 +103,16 @@ export const ApiCreateExternalAccount = () =>
 
 export const ApiGetExternalAccount = () =>
   applyDecorators(
-    ApiOperation({ summary: 'Retrieve an external bank account' }),
     ApiOkResponse({ type: ExternalBankAccountResponse }),
     ApiNotFound('external bank account'),
     ID_PARAM,
   );
 
 export const ApiListExternalAccounts = () =>
-  applyDecorators(
-    ApiOperation({
-      summary: 'List external bank accounts',
-      description: 'Newest first (createdAt, then id); deleted accounts are not listed.',
-    }),
-    ApiOkResponse({ type: ExternalBankAccountListResponse }),
-  );
+  applyDecorators(ApiOkResponse({ type: ExternalBankAccountListResponse }));
 
 export const ApiUpdateExternalAccount = () =>
   applyDecorators(
-    ApiOperation({
-      summary: 'Update an external bank account',
-      description:
-        'Holder name and type, status (`new` submits for verification and shows `pending`; ' +
-        '`verified` from pending; `errored` from pending or verified) and metadata (merged; a ' +
-        'key set to null is removed). Bank details never change: create a new account instead.',
-    }),
     ApiOkResponse({
       type: ExternalBankAccountResponse,
       description: 'External bank account updated successfully',
@@ -184,18 +146,11 @@ export const ApiUpdateExternalAccount = () =>
     }),
     ApiNotFound('external bank account'),
     ID_PARAM,
-    ...IF_MATCH,
   );
 
 export const ApiDeleteExternalAccount = () =>
   applyDecorators(
-    ApiOperation({
-      summary: 'Delete an external bank account',
-      description:
-        'From then on the account answers 404 (a second DELETE too), and the same bank details may be added again.',
-    }),
     ApiOkResponse({ type: DeletedExternalBankAccountResponse }),
     ApiNotFound('external bank account'),
     ID_PARAM,
-    ...IF_MATCH,
   );

@@ -1,9 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses } from '../common/http/api-docs';
-import { IfMatch } from '../common/http/etag';
+import { ApiCommonResponses } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Created } from '../platform/created.decorator';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
+import { ExternalBankAccountResponse } from './dto/external-bank-account.response';
 import { ListExternalAccountsQueryDto } from './dto/list-external-accounts-query.dto';
 import { UpdateExternalAccountDto } from './dto/update-external-account.dto';
 import {
@@ -14,33 +18,61 @@ import {
   ApiUpdateExternalAccount,
 } from './external-accounts.api-docs';
 import { ExternalAccountsService } from './external-accounts.service';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
+/**
+ * External bank accounts (docs/api.md §5.5). If-Match, 412, ETag and 304 are documented once for
+ * every route; the error examples are in external-accounts.api-docs.ts.
+ */
 @ApiTags('External bank accounts')
 @ApiCommonResponses()
 @Controller('v0/externalAccounts')
 export class ExternalAccountsController {
   constructor(private readonly accounts: ExternalAccountsService) {}
 
+  /**
+   * Create an external bank account
+   *
+   * @remarks The account starts `pending`. Each bank-detail rule has a code:
+   * ACCOUNT_NUMBER_INVALID, IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID,
+   * INVALID_COUNTRY, INVALID_CURRENCY. The account number is stored encrypted and never returned.
+   */
   @Post()
+  @Created(ExternalBankAccountResponse, { description: 'External bank account created' })
   @Idempotent()
   @ApiCreateExternalAccount()
-  create(@CurrentOrganization() org: string, @Body() body: CreateExternalAccountDto) {
-    return this.accounts.create(org, body);
+  create(
+    @CurrentOrganization() org: string,
+    @Body() body: CreateExternalAccountDto,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.accounts.create(org, body, commit);
   }
 
+  /** Retrieve an external bank account */
   @Get(':id')
   @ApiGetExternalAccount()
   get(@CurrentOrganization() org: string, @Param('id') id: string) {
     return this.accounts.get(org, id);
   }
 
+  /**
+   * List external bank accounts
+   *
+   * @remarks Newest first (createdAt, then id); deleted accounts are not listed.
+   */
   @Get()
   @ApiListExternalAccounts()
   list(@CurrentOrganization() org: string, @Query() query: ListExternalAccountsQueryDto) {
     return this.accounts.list(org, query);
   }
 
+  /**
+   * Update an external bank account
+   *
+   * @remarks Holder name and type, status (`new` submits for verification and shows `pending`;
+   * `verified` from pending; `errored` from pending or verified) and metadata (merged; a key set
+   * to null is removed). Bank details never change: create a new account instead.
+   */
   @Patch(':id')
   @Idempotent()
   @ApiUpdateExternalAccount()
@@ -49,14 +81,26 @@ export class ExternalAccountsController {
     @Param('id') id: string,
     @Body() body: UpdateExternalAccountDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.accounts.update(org, id, body, ifMatch);
+    return this.accounts.update(org, id, body, ifMatch, commit);
   }
 
+  /**
+   * Delete an external bank account
+   *
+   * @remarks From then on the account answers 404 (a second DELETE too), and the same bank
+   * details may be added again.
+   */
   @Delete(':id')
   @Idempotent()
   @ApiDeleteExternalAccount()
-  remove(@CurrentOrganization() org: string, @Param('id') id: string, @IfMatch() ifMatch?: string) {
-    return this.accounts.remove(org, id, ifMatch);
+  remove(
+    @CurrentOrganization() org: string,
+    @Param('id') id: string,
+    @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.accounts.remove(org, id, ifMatch, commit);
   }
 }

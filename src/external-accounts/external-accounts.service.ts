@@ -1,18 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationFailedError,
-  isUniqueViolation,
-} from '../common/errors';
-import { assertIfMatch } from '../common/http/etag';
+import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { assertIfMatch } from '../common/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
-import { mergeMetadata, sameMetadata } from '../common/metadata';
+import { mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
-import { EntityTable } from '../database/entity-table';
+import { isUniqueViolation } from '../database/database-errors';
+import type { CommitHook } from '../database/commit-hook';
+import { Database } from '../database/database';
+import { lockedUpdate } from '../database/locked-update';
 import { AccountNumberVault } from './account-number-vault';
 import { applyStatusRequest } from './account-status';
 import { checkBankDetails, visibleLast4 } from './bank-details';
@@ -25,36 +20,24 @@ import {
 import { ListExternalAccountsQueryDto } from './dto/list-external-accounts-query.dto';
 import { UpdateExternalAccountDto } from './dto/update-external-account.dto';
 import { ExternalBankAccount } from './entities/external-bank-account.entity';
+import { DuplicateExternalAccountError } from './external-accounts.errors';
+import { ExternalAccountsRepository } from './external-accounts.repository';
 
 const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_fingerprint';
 
-export class DuplicateExternalAccountError extends ConflictError {
-  constructor() {
-    super(
-      'DUPLICATE_EXTERNAL_ACCOUNT',
-      'Your organization already has an external account with this country, routing number and account number',
-    );
-  }
-}
-
-/** The rules of external bank accounts (API.md section 5.5). */
+/** The rules of external bank accounts (docs/api.md §5.5). */
 @Injectable()
 export class ExternalAccountsService {
-  private statements?: {
-    table: EntityTable<ExternalBankAccount>;
-    find: string;
-    findForUpdate: string;
-    update: string;
-  };
-
   constructor(
     private readonly db: Database,
+    private readonly accounts: ExternalAccountsRepository,
     private readonly vault: AccountNumberVault,
   ) {}
 
   async create(
     organizationId: string,
     dto: CreateExternalAccountDto,
+    commit?: CommitHook,
   ): Promise<ExternalBankAccountResponse> {
     if (dto.organizationId !== undefined && dto.organizationId !== organizationId) {
       throw new ForbiddenError(
@@ -91,9 +74,9 @@ export class ExternalAccountsService {
       // the others fail here, with no window between a check and the insert. The transaction
       // returns the response: with an Idempotency-Key it is stored in the same commit.
       return await this.db.transaction(async (m) => {
-        await m.insert(ExternalBankAccount, account);
+        await this.accounts.insert(m, account);
         return toExternalBankAccountResponse(account);
-      });
+      }, commit);
     } catch (err) {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
@@ -101,7 +84,10 @@ export class ExternalAccountsService {
   }
 
   async get(organizationId: string, id: string): Promise<ExternalBankAccountResponse> {
-    const account = await this.db.read((m) => this.find(m, organizationId, id));
+    const account = isIdOf(ID_PREFIXES.externalBankAccount, id)
+      ? await this.db.read((m) => this.accounts.find(m, organizationId, id))
+      : null;
+    if (!account) throw notFound(id);
     return toExternalBankAccountResponse(account);
   }
 
@@ -109,17 +95,8 @@ export class ExternalAccountsService {
     organizationId: string,
     query: ListExternalAccountsQueryDto,
   ): Promise<ListResponse<ExternalBankAccountResponse>> {
-    const where: FindOptionsWhere<ExternalBankAccount> = { organizationId, deletedAt: IsNull() };
-    if (query.status !== undefined) where.status = query.status;
-    if (query.currency !== undefined) where.currency = query.currency;
-    if (query.countryCode !== undefined) where.countryCode = query.countryCode;
     const [rows, total] = await this.db.read((m) =>
-      m.findAndCount(ExternalBankAccount, {
-        where,
-        order: { createdAt: 'DESC', id: 'DESC' },
-        take: query.limit,
-        skip: query.offset,
-      }),
+      this.accounts.page(m, organizationId, query, query),
     );
     return toListResponse(rows.map(toExternalBankAccountResponse), total, query);
   }
@@ -134,40 +111,30 @@ export class ExternalAccountsService {
     id: string,
     dto: UpdateExternalAccountDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<ExternalBankAccountResponse> {
-    return this.db.transaction(async (m) => {
-      const account = await this.find(m, organizationId, id, true);
-      const before = toExternalBankAccountResponse(account);
-      assertIfMatch(ifMatch, before);
-      const status = dto.status ? applyStatusRequest(account, dto.status) : account;
-      const next: Partial<ExternalBankAccount> = {
-        accountHolderName: dto.accountHolderName ?? account.accountHolderName,
-        accountHolderType: dto.accountHolderType ?? account.accountHolderType,
-        status: status.status,
-        statusReason: status.statusReason,
-        metadata: mergeMetadata(account.metadata, dto.metadata),
-      };
-      const changed =
-        next.accountHolderName !== account.accountHolderName ||
-        next.accountHolderType !== account.accountHolderType ||
-        next.status !== account.status ||
-        next.statusReason !== account.statusReason ||
-        !sameMetadata(next.metadata!, account.metadata);
-      if (!changed) return before;
-      Object.assign(account, next);
-      account.updatedAt = new Date();
-      const { table, update } = this.sql;
-      await this.db.execute(m, update, [
-        account.accountHolderName,
-        account.accountHolderType,
-        account.status,
-        account.statusReason,
-        table.param('metadata', account.metadata),
-        table.param('updatedAt', account.updatedAt),
-        id,
-      ]);
-      return toExternalBankAccountResponse(account);
-    });
+    if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.accounts.find(m, organizationId, id, true),
+          notFound: () => notFound(id),
+          view: toExternalBankAccountResponse,
+          ifMatch,
+          changes: (account) => {
+            const status = dto.status ? applyStatusRequest(account, dto.status) : account;
+            return {
+              accountHolderName: dto.accountHolderName ?? undefined,
+              accountHolderType: dto.accountHolderType ?? undefined,
+              status: status.status,
+              statusReason: status.statusReason,
+              metadata: mergeMetadata(account.metadata, dto.metadata),
+            };
+          },
+          write: (account, changed) => this.accounts.update(m, { ...account, ...changed }),
+        }),
+      commit,
+    );
   }
 
   /** A soft delete: the account answers 404 from now on, and the same account may be added again. */
@@ -175,48 +142,20 @@ export class ExternalAccountsService {
     organizationId: string,
     id: string,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<DeletedExternalBankAccountResponse> {
+    if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
     return this.db.transaction(async (m) => {
-      const account = await this.find(m, organizationId, id, true);
+      const account = await this.accounts.find(m, organizationId, id, true);
+      if (!account) throw notFound(id);
       assertIfMatch(ifMatch, toExternalBankAccountResponse(account));
-      const now = new Date();
-      await m.update(ExternalBankAccount, { id }, { deletedAt: now, updatedAt: now });
+      await this.accounts.softDelete(m, id, new Date());
       return { id, object: 'externalBankAccount', deleted: true };
-    });
+    }, commit);
   }
+}
 
-  /** A live account of this organization, or 404 (also for a malformed id or another's account). */
-  private async find(
-    m: EntityManager,
-    organizationId: string,
-    id: string,
-    forUpdate = false,
-  ): Promise<ExternalBankAccount> {
-    // Built only when thrown: an Error captures a stack trace, which is not free.
-    const notFound = () => new NotFoundError('external bank account', id);
-    if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound();
-    const { table, find, findForUpdate } = this.sql;
-    const [row] = await this.db.rows(m, forUpdate ? findForUpdate : find, [id, organizationId]);
-    if (!row) throw notFound();
-    return table.fromRow(row);
-  }
-
-  /** The SQL of the hot paths, built once (the table's columns are known after start-up). */
-  private get sql() {
-    if (!this.statements) {
-      const table = this.db.table(ExternalBankAccount);
-      const find =
-        `SELECT ${table.columnList()} FROM "external_bank_accounts" ` +
-        'WHERE "id" = ? AND "organization_id" = ? AND "deleted_at" IS NULL LIMIT 1';
-      this.statements = {
-        table,
-        find,
-        findForUpdate: this.db.isPostgres ? `${find} FOR UPDATE` : find,
-        update:
-          'UPDATE "external_bank_accounts" SET "account_holder_name" = ?, "account_holder_type" = ?, ' +
-          '"status" = ?, "status_reason" = ?, "metadata" = ?, "updated_at" = ? WHERE "id" = ?',
-      };
-    }
-    return this.statements;
-  }
+/** 404, also for a malformed id or another organization's account. Built only when thrown. */
+function notFound(id: string): NotFoundError {
+  return new NotFoundError('external bank account', id);
 }

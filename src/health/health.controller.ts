@@ -2,8 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator';
 import { ServiceUnavailableError } from '../common/errors';
-import { ErrorEnvelope } from '../common/http/api-docs';
-import { Database } from '../database/database.service';
+import { ErrorEnvelope } from '../platform/api-docs';
+import { Database } from '../database/database';
 
 class HealthResponse {
   /** Always `ok` when the response is 200. */

@@ -42,7 +42,7 @@ export function checkPriceIdList(list: unknown[], path = 'prices'): string[] {
 }
 
 /**
- * The rules of a plan's price list (API.md section 5.4), once the listed prices are loaded:
+ * The rules of a plan's price list (docs/api.md §5.4), once the listed prices are loaded:
  * each exists in the organization, is not deleted, is for a billable metric of the plan's
  * product, no metric appears twice (400 for any of these), and none is in another live plan
  * (409 PRICE_IN_USE). `planId` is the plan being updated (its own prices are fine), or null.

@@ -1,20 +1,19 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiExtraModels,
   ApiForbiddenResponse,
-  ApiHeader,
   ApiOkResponse,
-  ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../common/http/api-docs';
-import { IfMatch } from '../common/http/etag';
+import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
+import type { CommitHook } from '../database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
+import { Created } from '../platform/created.decorator';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { CREATE_PLAN_EXAMPLE, PLAN_EXAMPLE } from './dto/plan.examples';
@@ -22,15 +21,9 @@ import { PlanListResponse, PlanResponse } from './dto/plan.response';
 import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { UpdatePlanDto } from './dto/update-plan.dto';
 import { PlansService } from './plans.service';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
 
-const IF_MATCH = ApiHeader({
-  name: 'If-Match',
-  required: false,
-  description: 'The ETag of the plan as you last read it; 412 when it has changed since',
-});
-
-@ApiTags('plans')
+/** Plans (docs/api.md §5.4). If-Match, 412, ETag and 304 are documented once for every route. */
+@ApiTags('Plans')
 @ApiCommonResponses()
 @ApiExtraModels(...PRICE_PROPERTIES_MODELS)
 @Controller('v0/plans')
@@ -42,6 +35,7 @@ export class PlansController {
    * your organization, and for a different billable metric of the plan's product.
    */
   @Post()
+  @Created(PlanResponse, { description: 'Plan created successfully', example: PLAN_EXAMPLE })
   @Idempotent()
   @ApiBody({
     type: CreatePlanDto,
@@ -49,22 +43,14 @@ export class PlansController {
       seed: { summary: 'A monthly USD plan with one price', value: CREATE_PLAN_EXAMPLE },
     },
   })
-  @ApiCreatedResponse({
-    type: PlanResponse,
-    description: 'Plan created successfully',
-    example: PLAN_EXAMPLE,
-    headers: { Location: { description: '/v0/plans/{id}', schema: { type: 'string' } } },
-  })
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
-  async create(
+  create(
     @CurrentOrganization() org: string,
     @Body() body: CreatePlanDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    const plan = await this.plans.create(org, body);
-    void reply.header('Location', `/v0/plans/${plan.id}`);
-    return plan;
+    return this.plans.create(org, body, commit);
   }
 
   /** List plans, newest first; deleted plans only with includeDeleted=true. */
@@ -89,32 +75,30 @@ export class PlansController {
   /** Update a plan: tax is merged per key; prices is the new full list (dropped prices become free). */
   @Patch(':id')
   @Idempotent()
-  @IF_MATCH
   @ApiOkResponse({ type: PlanResponse, description: 'Plan updated successfully' })
   @ApiNotFound('plan')
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PLAN_DELETED or PRICE_IN_USE' })
-  @ApiPreconditionFailedResponse({ type: ErrorEnvelope, description: 'If-Match does not match' })
   update(
     @CurrentOrganization() org: string,
     @Param('id') id: string,
     @Body() body: UpdatePlanDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    return this.plans.update(org, id, body, ifMatch);
+    return this.plans.update(org, id, body, ifMatch, commit);
   }
 
   /** Delete a plan and its prices (soft: deletedAt set); deleting it again answers the same. */
   @Delete(':id')
   @Idempotent()
-  @IF_MATCH
   @ApiOkResponse({ type: PlanResponse, description: 'The deleted plan, deletedAt set' })
   @ApiNotFound('plan')
-  @ApiPreconditionFailedResponse({ type: ErrorEnvelope, description: 'If-Match does not match' })
   remove(
     @CurrentOrganization() org: string,
     @Param('id') id: string,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    return this.plans.remove(org, id, ifMatch);
+    return this.plans.remove(org, id, ifMatch, commit);
   }
 }

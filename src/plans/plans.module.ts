@@ -1,17 +1,23 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogModule } from '../catalog/catalog.module';
 import { PlanCount } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
 import { PlansController } from './plans.controller';
+import { PlansRepository } from './plans.repository';
 import { PlansService } from './plans.service';
 import { PricesController } from './prices.controller';
+import { PricesRepository } from './prices.repository';
 import { PricesService } from './prices.service';
 
-/** Plans and their prices (API.md sections 5.3 and 5.4): Plan one-to-many Price. */
+/**
+ * Plans and their prices (docs/api.md §5.3 and §5.4): Plan one-to-many Price. Asks the catalog,
+ * through CatalogService, whether a product or a billable metric exists.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price])],
+  imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price]), CatalogModule],
   controllers: [PlansController, PricesController],
-  providers: [PlansService, PricesService],
+  providers: [PlansRepository, PricesRepository, PlansService, PricesService],
 })
 export class PlansModule {}

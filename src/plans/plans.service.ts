@@ -1,42 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, IsNull } from 'typeorm';
+import { EntityManager } from 'typeorm';
+import { CatalogService } from '../catalog/catalog.service';
+import { assertIfMatch } from '../common/etag';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertOwnMerchant } from '../common/merchant';
 import { normalizeDescription } from '../common/text';
-import { Database } from '../database/database.service';
+import type { CommitHook } from '../database/commit-hook';
+import { Database } from '../database/database';
+import { lockedUpdate } from '../database/locked-update';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
-import { PlanResponse } from './dto/plan.response';
+import { PlanResponse, toPlanResponse } from './dto/plan.response';
 import { UpdatePlanDto } from './dto/update-plan.dto';
-import { PLAN_COUNT_SLOTS } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
 import { PriceCandidate, assertPricesUsable, checkPriceIdList } from './plan-price-list';
 import { PlanDeletedError, PriceInUseError } from './plans.errors';
-import { toPriceResponse } from './prices.service';
-
-/** The API view of a plan (the seed's section 2.1) with its prices in full, in plan order. */
-export function toPlanResponse(plan: Plan, prices: Price[]): PlanResponse {
-  return {
-    id: plan.id,
-    object: 'plan',
-    name: plan.name,
-    invoiceDisplayName: plan.invoiceDisplayName,
-    description: plan.description,
-    billingInterval: plan.billingInterval,
-    currency: plan.currency,
-    merchantId: plan.organizationId,
-    productId: plan.productId,
-    tax: { behavior: plan.taxBehavior, code: plan.taxCode, rate: plan.taxRate },
-    prices: prices.map(toPriceResponse),
-    createdAt: plan.createdAt.toISOString(),
-    updatedAt: plan.updatedAt.toISOString(),
-    deletedAt: plan.deletedAt ? plan.deletedAt.toISOString() : null,
-  };
-}
+import { PlansRepository } from './plans.repository';
+import { PricesRepository } from './prices.repository';
 
 type LoadedPrice = Price & PriceCandidate;
 
@@ -50,22 +33,24 @@ function productNotFound(id: string): ValidationFailedError {
 
 /**
  * Plans and the attachment of their prices. Every write is one transaction, and a price is
- * taken by a conditional UPDATE (`... AND plan_id IS NULL`) whose row count is checked, so two
- * plans racing for one free price cannot both get it: on PostgreSQL the loser's UPDATE waits
+ * taken by a conditional write (only while its plan_id is null) whose row count is checked, so two
+ * plans racing for one free price cannot both get it: on PostgreSQL the loser's write waits
  * for the winner's row lock and then matches nothing; on SQLite writes are serialized.
  */
 @Injectable()
 export class PlansService {
-  private statements?: ReturnType<typeof planStatements>;
+  constructor(
+    private readonly db: Database,
+    private readonly plans: PlansRepository,
+    private readonly prices: PricesRepository,
+    private readonly catalog: CatalogService,
+  ) {}
 
-  constructor(private readonly db: Database) {}
-
-  /** The SQL of the hot paths, built once (the tables' columns are known after start-up). */
-  private get sql(): ReturnType<typeof planStatements> {
-    return (this.statements ??= planStatements(this.db));
-  }
-
-  async create(organizationId: string, dto: CreatePlanDto): Promise<PlanResponse> {
+  async create(
+    organizationId: string,
+    dto: CreatePlanDto,
+    commit?: CommitHook,
+  ): Promise<PlanResponse> {
     assertOwnMerchant(organizationId, dto.merchantId);
     if (!isIdOf(ID_PREFIXES.product, dto.productId)) throw productNotFound(dto.productId);
     const priceIds = checkPriceIdList(dto.prices ?? []);
@@ -88,25 +73,23 @@ export class PlansService {
       deletedAt: null,
     };
     return this.db.transaction(async (m) => {
-      const product = await this.db.rows(m, this.sql.productExists, [
-        plan.productId,
-        organizationId,
-      ]);
-      if (product.length === 0) throw productNotFound(plan.productId);
+      if (!(await this.catalog.hasProduct(m, organizationId, plan.productId))) {
+        throw productNotFound(plan.productId);
+      }
       const found = await this.loadPrices(m, organizationId, priceIds);
       assertPricesUsable(priceIds, found, plan.productId, null);
-      await this.db.execute(m, this.sql.plans.insertSql, this.sql.plans.values(plan));
+      await this.plans.insert(m, plan);
       const prices = priceIds.map((id) => found.get(id)!);
       await this.attach(m, plan, prices, new Map(), now);
-      await this.count(m, plan, 0, +1);
+      await this.plans.count(m, plan, 0, +1);
       return toPlanResponse(plan, prices);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<PlanResponse> {
     return this.db.read(async (m) => {
       const plan = await this.find(m, organizationId, id);
-      return toPlanResponse(plan, await this.pricesOf(m, plan.id));
+      return toPlanResponse(plan, await this.prices.ofPlan(m, plan.id));
     });
   }
 
@@ -115,18 +98,19 @@ export class PlansService {
     query: ListPlansQueryDto,
   ): Promise<ListResponse<PlanResponse>> {
     assertOwnMerchant(organizationId, query.merchantId);
-    const filter = this.sql.listFilter(!!query.productId, !query.includeDeleted);
-    const params: unknown[] = [organizationId];
-    if (query.productId) params.push(query.productId);
     return this.db.read(async (m) => {
-      const rows = await this.db.rows(m, filter.page, [...params, query.limit, query.offset]);
-      const [{ total }] = await this.db.rows<{ total: number | string }>(m, filter.count, params);
-      const plans = rows.map((r) => this.sql.plans.fromRow(r));
-      const prices = plans.length === 0 ? [] : await this.pricesOfPlans(m, plans);
+      const [plans, total] = await this.plans.page(m, organizationId, query, query);
+      const prices =
+        plans.length === 0
+          ? []
+          : await this.prices.ofPlans(
+              m,
+              plans.map((p) => p.id),
+            );
       const byPlan = new Map<string, Price[]>(plans.map((p) => [p.id, []]));
       for (const price of prices) byPlan.get(price.planId!)?.push(price);
       const data = plans.map((p) => toPlanResponse(p, byPlan.get(p.id)!));
-      return toListResponse(data, Number(total), query);
+      return toListResponse(data, total, query);
     });
   }
 
@@ -139,91 +123,73 @@ export class PlansService {
     id: string,
     dto: UpdatePlanDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<PlanResponse> {
     const priceIds = dto.prices === undefined ? undefined : checkPriceIdList(dto.prices);
+    if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
     return this.db.transaction(async (m) => {
-      const plan = await this.find(m, organizationId, id, true);
-      if (plan.deletedAt) throw new PlanDeletedError(plan.id);
-      const current = await this.pricesOf(m, plan.id);
-      const before = toPlanResponse(plan, current);
-      assertIfMatch(ifMatch, before);
-
-      const next: Plan = {
-        ...plan,
-        name: dto.name ?? plan.name,
-        invoiceDisplayName: dto.invoiceDisplayName ?? plan.invoiceDisplayName,
-        description:
-          dto.description !== undefined ? normalizeDescription(dto.description) : plan.description,
-        billingInterval: dto.billingInterval ?? plan.billingInterval,
-        taxBehavior: dto.tax?.behavior ?? plan.taxBehavior,
-        taxCode: dto.tax?.code !== undefined ? dto.tax.code : plan.taxCode,
-        taxRate: dto.tax?.rate ?? plan.taxRate,
-      };
-      const now = new Date();
-      let prices = current;
-      const listChanged =
-        priceIds !== undefined &&
-        (priceIds.length !== current.length || priceIds.some((pid, i) => pid !== current[i].id));
-      if (listChanged) prices = await this.replacePrices(m, next, current, priceIds, now);
-
-      const fieldsChanged =
-        JSON.stringify({ ...toPlanResponse(next, []), prices: [] }) !==
-        JSON.stringify({ ...before, prices: [] });
-      if (!fieldsChanged && !listChanged) return before;
-
-      next.updatedAt = now;
-      await m.update(
-        Plan,
-        { id: plan.id },
-        {
-          name: next.name,
-          invoiceDisplayName: next.invoiceDisplayName,
-          description: next.description,
-          billingInterval: next.billingInterval,
-          taxBehavior: next.taxBehavior,
-          taxCode: next.taxCode,
-          taxRate: next.taxRate,
-          updatedAt: now,
+      let prices: Price[] = [];
+      return lockedUpdate({
+        load: async () => {
+          const plan = await this.plans.find(m, organizationId, id, true);
+          if (plan) prices = await this.prices.ofPlan(m, plan.id);
+          return plan;
         },
-      );
-      return toPlanResponse(next, prices);
-    });
+        notFound: () => new NotFoundError('plan', id),
+        refuse: (plan) => {
+          if (plan.deletedAt) throw new PlanDeletedError(plan.id);
+        },
+        view: (plan) => toPlanResponse(plan, prices),
+        ifMatch,
+        changes: async (plan) => {
+          const changes: Partial<Plan> = {
+            name: dto.name ?? undefined,
+            invoiceDisplayName: dto.invoiceDisplayName ?? undefined,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
+            billingInterval: dto.billingInterval ?? undefined,
+            taxBehavior: dto.tax?.behavior ?? undefined,
+            taxCode: dto.tax?.code,
+            taxRate: dto.tax?.rate ?? undefined,
+          };
+          const listChanged =
+            priceIds !== undefined &&
+            (priceIds.length !== prices.length || priceIds.some((pid, i) => pid !== prices[i].id));
+          if (listChanged) {
+            // The plan's updatedAt moves with its prices', to the same instant.
+            const now = new Date();
+            const next = { ...plan, ...withoutUndefined(changes) };
+            prices = await this.replacePrices(m, next, prices, priceIds, now);
+            changes.updatedAt = now;
+          }
+          return changes;
+        },
+        write: (plan, changed) => this.plans.update(m, plan.id, changed),
+      });
+    }, commit);
   }
 
   /** Soft delete of the plan and its prices. Deleting a deleted plan answers it again. */
-  async remove(organizationId: string, id: string, ifMatch?: string): Promise<PlanResponse> {
+  async remove(
+    organizationId: string,
+    id: string,
+    ifMatch?: string,
+    commit?: CommitHook,
+  ): Promise<PlanResponse> {
     return this.db.transaction(async (m) => {
       const plan = await this.find(m, organizationId, id, true);
-      const prices = await this.pricesOf(m, plan.id);
+      const prices = await this.prices.ofPlan(m, plan.id);
       if (plan.deletedAt) return toPlanResponse(plan, prices);
       assertIfMatch(ifMatch, toPlanResponse(plan, prices));
 
       const now = new Date();
-      await m.update(Plan, { id: plan.id }, { deletedAt: now, updatedAt: now });
-      await m.update(
-        Price,
-        { planId: plan.id, deletedAt: IsNull() },
-        { deletedAt: now, updatedAt: now },
-      );
-      await this.count(m, plan, 0, -1);
-      await this.count(m, plan, 1, +1);
+      await this.plans.update(m, plan.id, { deletedAt: now, updatedAt: now });
+      await this.prices.deleteOfPlan(m, plan.id, now);
+      await this.plans.count(m, plan, 0, -1);
+      await this.plans.count(m, plan, 1, +1);
       for (const price of prices) Object.assign(price, { deletedAt: now, updatedAt: now });
       return toPlanResponse({ ...plan, deletedAt: now, updatedAt: now }, prices);
-    });
-  }
-
-  /**
-   * Moves the plan count of `plan`'s organization and product (live: 0, deleted: 1) by `delta`,
-   * in the transaction that creates or deletes the plan, as its last statement (the row lock it
-   * takes on PostgreSQL is held for the shortest time). A random slot: see PlanCount.
-   */
-  private async count(m: EntityManager, plan: Plan, deleted: 0 | 1, delta: number): Promise<void> {
-    await this.db.execute(m, this.sql.countChange(deleted), [
-      plan.organizationId,
-      plan.productId,
-      Math.floor(Math.random() * PLAN_COUNT_SLOTS),
-      delta,
-    ]);
+    }, commit);
   }
 
   /** Validates the new list, frees the prices left out, takes the new ones and reorders. */
@@ -239,11 +205,11 @@ export class PlansService {
     const wanted = new Set(priceIds);
     const dropped = current.filter((p) => !wanted.has(p.id));
     if (dropped.length > 0) {
-      await this.db.execute(
+      await this.prices.free(
         m,
-        `UPDATE "prices" SET "plan_id" = NULL, "plan_position" = NULL, "updated_at" = ? ` +
-          `WHERE "id" IN (${placeholders(dropped.length)}) AND "plan_id" = ?`,
-        [this.sql.prices.param('updatedAt', now), ...dropped.map((p) => p.id), plan.id],
+        plan.id,
+        dropped.map((p) => p.id),
+        now,
       );
     }
     const prices = priceIds.map((pid) => found.get(pid)!);
@@ -277,20 +243,9 @@ export class PlansService {
   ): Promise<void> {
     const { id: planId, organizationId } = plan;
     const positions = new Map(order.map((p, i) => [p.id, i]));
-    // Positions are integers of our own, written into the text: a create's are 0..n-1, so its
-    // statement text is the same for every plan with as many prices.
-    const positionCase = (ids: string[]) =>
-      `CASE "id" ${ids.map((pid) => `WHEN ? THEN ${positions.get(pid)}`).join(' ')} END`;
-
     if (free.length > 0) {
       const ids = free.map((p) => p.id);
-      const taken = await this.db.execute(
-        m,
-        `UPDATE "prices" SET "plan_id" = ?, "plan_position" = ${positionCase(ids)}, ` +
-          `"updated_at" = ? WHERE "id" IN (${placeholders(ids.length)}) ` +
-          `AND "organization_id" = ? AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
-        [planId, ...ids, this.sql.prices.param('updatedAt', now), ...ids, organizationId],
-      );
+      const taken = await this.prices.take(m, plan, ids, positions, now);
       if (taken !== ids.length) {
         // Lost a race: say which prices were taken (or deleted) in the meantime.
         const latest = await this.loadPrices(m, organizationId, ids);
@@ -300,45 +255,33 @@ export class PlansService {
       for (const p of free) Object.assign(p, { planId, updatedAt: now });
     }
     if (reordered.size > 0) {
-      const ids = [...reordered.keys()];
-      await this.db.execute(
-        m,
-        `UPDATE "prices" SET "plan_position" = ${positionCase(ids)} ` +
-          `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
-        [...ids, ...ids, planId],
-      );
+      await this.prices.reorder(m, planId, [...reordered.keys()], positions);
     }
     for (const p of order) p.planPosition = positions.get(p.id)!;
   }
 
-  /** The listed prices of the organization with their metric's product, in one query. */
+  /**
+   * The listed prices of the organization, each with the product of its billable metric (which
+   * the catalog answers, in the same transaction).
+   */
   private async loadPrices(
     m: EntityManager,
     organizationId: string,
     ids: string[],
   ): Promise<Map<string, LoadedPrice>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.rows(m, this.sql.loadPrices(ids.length), [...ids, organizationId]);
-    return new Map(
-      rows.map((row) => {
-        const price = this.sql.prices.fromRow(row);
-        return [price.id, { ...price, metricProductId: row.metric_product_id as string }];
-      }),
-    );
-  }
-
-  private async pricesOf(m: EntityManager, planId: string): Promise<Price[]> {
-    const rows = await this.db.rows(m, this.sql.pricesOfPlan, [planId]);
-    return rows.map((r) => this.sql.prices.fromRow(r));
-  }
-
-  private async pricesOfPlans(m: EntityManager, plans: Plan[]): Promise<Price[]> {
-    const rows = await this.db.rows(
+    const prices = await this.prices.findMany(m, organizationId, ids);
+    const products = await this.catalog.productsOfMetrics(
       m,
-      this.sql.pricesOfPlans(plans.length),
-      plans.map((p) => p.id),
+      organizationId,
+      prices.map((p) => p.billableMetricId),
     );
-    return rows.map((r) => this.sql.prices.fromRow(r));
+    const loaded = new Map<string, LoadedPrice>();
+    for (const price of prices) {
+      const metricProductId = products.get(price.billableMetricId);
+      if (metricProductId !== undefined) loaded.set(price.id, { ...price, metricProductId });
+    }
+    return loaded;
   }
 
   private async find(
@@ -348,82 +291,14 @@ export class PlansService {
     lock = false,
   ): Promise<Plan> {
     if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
-    const [row] = await this.db.rows(m, lock ? this.sql.planForUpdate : this.sql.plan, [
-      id,
-      organizationId,
-    ]);
-    if (!row) throw new NotFoundError('plan', id);
-    return this.sql.plans.fromRow(row);
+    const plan = await this.plans.find(m, organizationId, id, lock);
+    if (!plan) throw new NotFoundError('plan', id);
+    return plan;
   }
 }
 
-function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
-}
-
-/** Memoizes the text of a statement that depends on a count (the ids in an IN list). */
-function perCount(build: (n: number) => string): (n: number) => string {
-  const texts = new Map<number, string>();
-  return (n) => {
-    let text = texts.get(n);
-    if (text === undefined) texts.set(n, (text = build(n)));
-    return text;
-  };
-}
-
-/**
- * The SQL of plans' hot paths, as constant text (see EntityTable): the same statements TypeORM's
- * find options produced, without rebuilding them on every request.
- */
-function planStatements(db: Database) {
-  const plans = db.table(Plan);
-  const prices = db.table(Price);
-  const plan = `SELECT ${plans.columnList()} FROM "plans" WHERE "id" = ? AND "organization_id" = ? LIMIT 1`;
-  const listFilters = new Map<string, { page: string; count: string }>();
-  return {
-    plans,
-    prices,
-    plan,
-    planForUpdate: db.isPostgres ? `${plan} FOR UPDATE` : plan,
-    /** Adds a delta to one slot of a count; parameters: organization, product, slot, delta. */
-    countChange: (deleted: 0 | 1) =>
-      'INSERT INTO "plan_counts" ("organization_id", "product_id", "deleted", "slot", "plans") ' +
-      `VALUES (?, ?, ${deleted}, ?, ?) ` +
-      'ON CONFLICT ("organization_id", "product_id", "deleted", "slot") ' +
-      'DO UPDATE SET "plans" = "plan_counts"."plans" + excluded."plans"',
-    productExists:
-      'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? LIMIT 1',
-    pricesOfPlan: `SELECT ${prices.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
-    pricesOfPlans: perCount(
-      (n) =>
-        `SELECT ${prices.columnList()} FROM "prices" WHERE "plan_id" IN (${placeholders(n)}) ORDER BY "plan_position" ASC`,
-    ),
-    loadPrices: perCount(
-      (n) =>
-        `SELECT ${prices.columnList('p')}, "bm"."product_id" AS "metric_product_id" FROM "prices" "p" ` +
-        `INNER JOIN "billable_metrics" "bm" ON "bm"."id" = "p"."billable_metric_id" ` +
-        `WHERE "p"."id" IN (${placeholders(n)}) AND "p"."organization_id" = ?`,
-    ),
-    /** A page of plans and their total, newest first; parameters: organization, [product]. */
-    listFilter(byProduct: boolean, liveOnly: boolean): { page: string; count: string } {
-      const key = `${byProduct}:${liveOnly}`;
-      let filter = listFilters.get(key);
-      if (!filter) {
-        const where =
-          '"organization_id" = ?' +
-          (byProduct ? ' AND "product_id" = ?' : '') +
-          (liveOnly ? ' AND "deleted_at" IS NULL' : '');
-        filter = {
-          page: `SELECT ${plans.columnList()} FROM "plans" WHERE ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT ? OFFSET ?`,
-          // The total from the maintained counts (PlanCount): a few rows, not every plan.
-          count:
-            'SELECT COALESCE(SUM("plans"), 0) AS "total" FROM "plan_counts" WHERE "organization_id" = ?' +
-            (byProduct ? ' AND "product_id" = ?' : '') +
-            (liveOnly ? ' AND "deleted" = 0' : ''),
-        };
-        listFilters.set(key, filter);
-      }
-      return filter;
-    },
-  };
+function withoutUndefined<T extends object>(changes: Partial<T>): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 }

@@ -1,7 +1,7 @@
 import { FieldError } from '../common/errors';
 import { compareDecimals, isDecimalString } from '../common/money/decimal';
 
-/** Pricing models (API.md section 5.3) and the shape of `properties` for each. */
+/** Pricing models (docs/api.md §5.3) and the shape of `properties` for each. */
 export const PRICE_MODELS = ['standard', 'dynamic', 'volume'] as const;
 export type PriceModel = (typeof PRICE_MODELS)[number];
 
@@ -110,8 +110,8 @@ export type PropertiesResult =
   { ok: true; properties: PriceProperties } | { ok: false; errors: FieldError[] };
 
 /**
- * Validates the `properties` of a price of `model`: every amount a decimal string (API.md
- * section 1), no extra keys, and lower bounds not above upper bounds. Error fields are paths
+ * Validates the `properties` of a price of `model`: every amount a decimal string (docs/api.md
+ * §1), no extra keys, and lower bounds not above upper bounds. Error fields are paths
  * such as `properties.unitPrice` or `properties.parameters.max`.
  */
 export function parsePriceProperties(

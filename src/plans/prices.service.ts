@@ -1,34 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
-import { BillableMetric } from '../catalog/entities/billable-metric.entity';
+import { CatalogService } from '../catalog/catalog.service';
+import { assertIfMatch } from '../common/etag';
 import { FieldError, NotFoundError, ValidationFailedError } from '../common/errors';
-import { assertIfMatch } from '../common/http/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import { Database } from '../database/database.service';
+import type { CommitHook } from '../database/commit-hook';
+import { Database } from '../database/database';
+import { lockedUpdate } from '../database/locked-update';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';
-import { PriceResponse } from './dto/price.response';
+import { PriceResponse, toPriceResponse } from './dto/price.response';
 import { UpdatePriceDto } from './dto/update-price.dto';
 import { Price } from './entities/price.entity';
-import { canonicalProperties, parsePriceProperties } from './price-properties';
+import { parsePriceProperties } from './price-properties';
 import { PriceDeletedError, PriceInUseError } from './plans.errors';
-
-/** The API view of a price (API.md section 5.3). */
-export function toPriceResponse(p: Price): PriceResponse {
-  return {
-    id: p.id,
-    object: 'price',
-    billableMetricId: p.billableMetricId,
-    model: p.model,
-    invoiceDisplayName: p.invoiceDisplayName,
-    properties: canonicalProperties(p.model, p.properties),
-    planId: p.planId,
-    createdAt: p.createdAt.toISOString(),
-    updatedAt: p.updatedAt.toISOString(),
-    deletedAt: p.deletedAt ? p.deletedAt.toISOString() : null,
-  };
-}
+import { PricesRepository } from './prices.repository';
 
 function billableMetricNotFound(id: string): FieldError {
   return {
@@ -44,9 +30,17 @@ function billableMetricNotFound(id: string): FieldError {
  */
 @Injectable()
 export class PricesService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly prices: PricesRepository,
+    private readonly catalog: CatalogService,
+  ) {}
 
-  async create(organizationId: string, dto: CreatePriceDto): Promise<PriceResponse> {
+  async create(
+    organizationId: string,
+    dto: CreatePriceDto,
+    commit?: CommitHook,
+  ): Promise<PriceResponse> {
     const errors: FieldError[] = [];
     if (!isIdOf(ID_PREFIXES.billableMetric, dto.billableMetricId)) {
       errors.push(billableMetricNotFound(dto.billableMetricId));
@@ -71,17 +65,19 @@ export class PricesService {
     };
     // The transaction returns the response: with an Idempotency-Key it is stored in the same commit.
     return this.db.transaction(async (m) => {
-      const metric = await m.exists(BillableMetric, {
-        where: { id: dto.billableMetricId, organizationId },
-      });
-      if (!metric) throw new ValidationFailedError([billableMetricNotFound(dto.billableMetricId)]);
-      await m.insert(Price, price);
+      if (!(await this.catalog.hasBillableMetric(m, organizationId, dto.billableMetricId))) {
+        throw new ValidationFailedError([billableMetricNotFound(dto.billableMetricId)]);
+      }
+      await this.prices.insert(m, price);
       return toPriceResponse(price);
-    });
+    }, commit);
   }
 
   async get(organizationId: string, id: string): Promise<PriceResponse> {
-    const price = await this.db.read((m) => this.find(m, organizationId, id));
+    const price = isIdOf(ID_PREFIXES.price, id)
+      ? await this.db.read((m) => this.prices.find(m, organizationId, id))
+      : null;
+    if (!price) throw new NotFoundError('price', id);
     return toPriceResponse(price);
   }
 
@@ -89,17 +85,8 @@ export class PricesService {
     organizationId: string,
     query: ListPricesQueryDto,
   ): Promise<ListResponse<PriceResponse>> {
-    const where: FindOptionsWhere<Price> = { organizationId };
-    if (query.billableMetricId) where.billableMetricId = query.billableMetricId;
-    if (query.planId) where.planId = query.planId;
-    if (!query.includeDeleted) where.deletedAt = IsNull();
     const [rows, total] = await this.db.read((m) =>
-      m.findAndCount(Price, {
-        where,
-        order: { createdAt: 'DESC', id: 'DESC' },
-        take: query.limit,
-        skip: query.offset,
-      }),
+      this.prices.page(m, organizationId, query, query),
     );
     return toListResponse(rows.map(toPriceResponse), total, query);
   }
@@ -113,35 +100,42 @@ export class PricesService {
     id: string,
     dto: UpdatePriceDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<PriceResponse> {
-    return this.db.transaction(async (m) => {
-      const price = await this.find(m, organizationId, id, true);
-      if (price.deletedAt) throw new PriceDeletedError(price.id);
-      assertIfMatch(ifMatch, toPriceResponse(price));
-
-      const changes: Partial<Price> = {};
-      if (dto.invoiceDisplayName !== undefined) {
-        changes.invoiceDisplayName = dto.invoiceDisplayName;
-      }
-      if (dto.properties !== undefined) {
-        const parsed = parsePriceProperties(price.model, dto.properties);
-        if (!parsed.ok) throw new ValidationFailedError(parsed.errors);
-        changes.properties = parsed.properties;
-      }
-      const current = toPriceResponse(price);
-      const next = toPriceResponse({ ...price, ...changes });
-      if (JSON.stringify(current) === JSON.stringify(next)) return current;
-
-      changes.updatedAt = new Date();
-      await m.update(Price, { id: price.id }, changes);
-      return toPriceResponse({ ...price, ...changes });
-    });
+    if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate({
+          load: () => this.prices.find(m, organizationId, id, true),
+          notFound: () => new NotFoundError('price', id),
+          refuse: (price) => {
+            if (price.deletedAt) throw new PriceDeletedError(price.id);
+          },
+          view: toPriceResponse,
+          ifMatch,
+          changes: (price) => {
+            if (dto.properties === undefined) return { invoiceDisplayName: dto.invoiceDisplayName };
+            const parsed = parsePriceProperties(price.model, dto.properties);
+            if (!parsed.ok) throw new ValidationFailedError(parsed.errors);
+            return { invoiceDisplayName: dto.invoiceDisplayName, properties: parsed.properties };
+          },
+          write: (price, changed) => this.prices.update(m, price.id, changed),
+        }),
+      commit,
+    );
   }
 
   /** Soft delete. A price in a live plan is refused; deleting a deleted price is a no-op. */
-  async remove(organizationId: string, id: string, ifMatch?: string): Promise<void> {
+  async remove(
+    organizationId: string,
+    id: string,
+    ifMatch?: string,
+    commit?: CommitHook,
+  ): Promise<void> {
+    if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
     await this.db.transaction(async (m) => {
-      const price = await this.find(m, organizationId, id, true);
+      const price = await this.prices.find(m, organizationId, id, true);
+      if (!price) throw new NotFoundError('price', id);
       if (price.deletedAt) return;
       assertIfMatch(ifMatch, toPriceResponse(price));
       if (price.planId !== null) {
@@ -150,22 +144,7 @@ export class PricesService {
         );
       }
       const now = new Date();
-      await m.update(Price, { id: price.id }, { deletedAt: now, updatedAt: now });
-    });
-  }
-
-  private async find(
-    m: EntityManager,
-    organizationId: string,
-    id: string,
-    lock = false,
-  ): Promise<Price> {
-    if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
-    const price = await m.findOne(Price, {
-      where: { id, organizationId },
-      lock: lock ? this.db.rowLock : undefined,
-    });
-    if (!price) throw new NotFoundError('price', id);
-    return price;
+      await this.prices.update(m, price.id, { deletedAt: now, updatedAt: now });
+    }, commit);
   }
 }

@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ID_PREFIXES, newId } from '../common/ids';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { toEventResponse } from '../events/dto/event.response';
 import { EventRecord } from '../events/entities/event.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { Tenant } from '../events/caller';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 

@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError } from '../common/errors';
 import { toListResponse, ListResponse } from '../common/dto/list-query.dto';
-import { assertIfMatch } from '../common/http/etag';
+import { assertIfMatch } from '../platform/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Database } from '../database/database.service';
+import { Database } from '../database/database';
 import { Caller, SYSTEM, Tenant } from '../events/caller';
 import { EventRecord } from '../events/entities/event.entity';
 import { selects } from '../events/event-types';
@@ -100,7 +100,7 @@ export class WebhookEndpointsService {
       const response = toWebhookEndpointResponse(endpoint);
       await this.events.record(m, { ...caller, type: 'webhookEndpoint.created', object: response });
       return { ...response, secret };
-    });
+    }, caller.commit);
   }
 
   async get(tenant: Tenant, id: string): Promise<WebhookEndpointResponse> {
@@ -159,7 +159,7 @@ export class WebhookEndpointsService {
         previousAttributes,
       });
       return after;
-    });
+    }, caller.commit);
   }
 
   /** A soft delete: the endpoint answers 404 from now on and receives nothing more. */
@@ -177,7 +177,7 @@ export class WebhookEndpointsService {
       await this.deliveries.cancelPending(m, id);
       await this.events.record(m, { ...caller, type: 'webhookEndpoint.deleted', object: response });
       return { id, object: 'webhookEndpoint', deleted: true };
-    });
+    }, caller.commit);
   }
 
   /**
@@ -196,7 +196,7 @@ export class WebhookEndpointsService {
         previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
       });
       return { ...toWebhookEndpointResponse(endpoint), secret };
-    });
+    }, caller.commit);
   }
 
   async deliveryAttempts(

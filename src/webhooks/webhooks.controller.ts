@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../common/dto/list-query.dto';
-import { ApiCommonResponses, ApiNotFound } from '../common/http/api-docs';
-import { IfMatch } from '../common/http/etag';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
+import { IfMatch } from '../platform/etag';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Caller, CurrentCaller } from '../events/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';

@@ -1,6 +1,6 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
-import { createAccount, uniqueDigits } from './external-account-factory';
+import { createAccount, uniqueDigits } from '../helpers/external-accounts-factory';
 
 describe(`GET /v0/externalAccounts (${TEST_DIALECT})`, () => {
   let t: TestApp;

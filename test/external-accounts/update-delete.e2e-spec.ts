@@ -1,7 +1,7 @@
-import { etagOf } from '../../src/common/http/etag';
+import { etagOf } from '../../src/platform/etag';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
-import { ACCOUNT_KEYS, createAccount } from './external-account-factory';
+import { ACCOUNT_KEYS, createAccount } from '../helpers/external-accounts-factory';
 
 const ERRORED_REASON = 'Marked errored through the API';
 /** Replaced by the caller's organization id inside the test. */

@@ -3,8 +3,8 @@ import { IsInt, IsOptional, Max, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { ConflictError } from '../../src/common/errors';
 import { IsDecimalString, IsName } from '../../src/common/validation/decorators';
-import { Database } from '../../src/database/database.service';
-import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { Database } from '../../src/database/database';
+import { Idempotent } from '../../src/platform/idempotency/idempotent.decorator';
 
 class NestedDto {
   @IsDecimalString()

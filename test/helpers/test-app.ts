@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { CreateAppOptions, createApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { Database } from '../../src/database/database.service';
+import { Database } from '../../src/database/database';
 import { TestDatabase, createTestDatabase } from './test-database';
 
 /** A fixed key so tests can compare ciphertexts; never used outside tests. */
@@ -81,7 +81,7 @@ export async function startTestApp(
   };
 }
 
-/** Asserts the error envelope of API.md section 3 and that requestId matches the header. */
+/** Asserts the error envelope of docs/api.md §3 and that requestId matches the header. */
 export function expectErrorEnvelope(
   res: { status: number; body: any; headers: Record<string, string> },
   status: number,

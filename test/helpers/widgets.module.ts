@@ -21,19 +21,20 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { ulid } from 'ulid';
 import { CurrentOrganization } from '../../src/auth/current-organization.decorator';
 import { NotFoundError } from '../../src/common/errors';
-import { ApiCommonResponses } from '../../src/common/http/api-docs';
-import { IfMatch, assertIfMatch } from '../../src/common/http/etag';
+import { ApiCommonResponses } from '../../src/platform/api-docs';
+import { IfMatch, assertIfMatch } from '../../src/platform/etag';
 import { Metadata, MetadataPatch, mergeMetadata, sortedMetadata } from '../../src/common/metadata';
 import { ListQueryDto, toListResponse } from '../../src/common/dto/list-query.dto';
 import { IsMetadata, IsName, IsOptionalNotNull } from '../../src/common/validation/decorators';
 import { JSON_COLUMN, TIMESTAMP } from '../../src/database/column-types';
-import { Database } from '../../src/database/database.service';
-import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { Database } from '../../src/database/database';
+import type { CommitHook } from '../../src/database/commit-hook';
+import { IdempotencyCommit, Idempotent } from '../../src/platform/idempotency/idempotent.decorator';
 
 /**
  * A test-only resource with the shape of the product's (create 201 with Location, get, list,
  * PATCH with metadata merge, If-Match and a row lock, DELETE), on a real table, so the platform
- * guarantees of API.md section 6 can be tested end to end before the product modules exist.
+ * guarantees of docs/api.md §6 can be tested end to end before the product modules exist.
  */
 @Entity({ name: 'test_widgets' })
 export class Widget {
@@ -148,7 +149,11 @@ export class WidgetsService implements OnModuleInit {
     );
   }
 
-  async create(organizationId: string, dto: CreateWidgetDto): Promise<WidgetView> {
+  async create(
+    organizationId: string,
+    dto: CreateWidgetDto,
+    commit?: CommitHook,
+  ): Promise<WidgetView> {
     if (dto.failOnce !== undefined && !failedTokens.has(dto.failOnce)) {
       failedTokens.add(dto.failOnce);
       throw new Error('planned failure');
@@ -163,7 +168,7 @@ export class WidgetsService implements OnModuleInit {
       createdAt: now,
       updatedAt: now,
     });
-    await this.db.transaction((m) => m.insert(Widget, widget));
+    await this.db.transaction((m) => m.insert(Widget, widget), commit);
     return toView(widget);
   }
 
@@ -188,6 +193,7 @@ export class WidgetsService implements OnModuleInit {
     id: string,
     dto: UpdateWidgetDto,
     ifMatch?: string,
+    commit?: CommitHook,
   ): Promise<WidgetView> {
     return this.db.transaction(async (m) => {
       const widget = await this.find(m, organizationId, id, true);
@@ -202,24 +208,24 @@ export class WidgetsService implements OnModuleInit {
         { name: widget.name, metadata: widget.metadata, updatedAt: widget.updatedAt },
       );
       return toView(widget);
-    });
+    }, commit);
   }
 
-  async remove(organizationId: string, id: string, ifMatch?: string) {
+  async remove(organizationId: string, id: string, ifMatch?: string, commit?: CommitHook) {
     return this.db.transaction(async (m) => {
       const widget = await this.find(m, organizationId, id, true);
       assertIfMatch(ifMatch, toView(widget));
       await m.delete(Widget, { id });
       return { id, object: 'widget' as const, deleted: true };
-    });
+    }, commit);
   }
 
   /** Empties the metadata and answers 204 (a write without a response body). */
-  async clearMetadata(organizationId: string, id: string): Promise<void> {
+  async clearMetadata(organizationId: string, id: string, commit?: CommitHook): Promise<void> {
     await this.db.transaction(async (m) => {
       await this.find(m, organizationId, id, true);
       await m.update(Widget, { id }, { metadata: {}, updatedAt: new Date() });
-    });
+    }, commit);
   }
 
   private async find(
@@ -251,8 +257,9 @@ class WidgetsController {
     @CurrentOrganization() org: string,
     @Body() dto: CreateWidgetDto,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    const widget = await this.widgets.create(org, dto);
+    const widget = await this.widgets.create(org, dto, commit);
     void reply.header('Location', `/v0/widgets/${widget.id}`);
     return widget;
   }
@@ -276,21 +283,31 @@ class WidgetsController {
     @Param('id') id: string,
     @Body() dto: UpdateWidgetDto,
     @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.widgets.update(org, id, dto, ifMatch);
+    return this.widgets.update(org, id, dto, ifMatch, commit);
   }
 
   @Delete(':id')
   @Idempotent()
-  remove(@CurrentOrganization() org: string, @Param('id') id: string, @IfMatch() ifMatch?: string) {
-    return this.widgets.remove(org, id, ifMatch);
+  remove(
+    @CurrentOrganization() org: string,
+    @Param('id') id: string,
+    @IfMatch() ifMatch?: string,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.widgets.remove(org, id, ifMatch, commit);
   }
 
   @Delete(':id/metadata')
   @Idempotent()
   @HttpCode(204)
-  clearMetadata(@CurrentOrganization() org: string, @Param('id') id: string) {
-    return this.widgets.clearMetadata(org, id);
+  clearMetadata(
+    @CurrentOrganization() org: string,
+    @Param('id') id: string,
+    @IdempotencyCommit() commit?: CommitHook,
+  ) {
+    return this.widgets.clearMetadata(org, id, commit);
   }
 }
 

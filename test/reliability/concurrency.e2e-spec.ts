@@ -1,21 +1,21 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestTenant } from '../helpers/test-app';
-import { replyProblems } from './support/checks';
+import { replyProblems } from '../helpers/reliability/checks';
 import {
   ListeningApp,
   accountBody,
   expectStatus,
   priceBody,
   startListeningApp,
-} from './support/fixtures';
-import { Reply } from './support/http';
-import { checkInvariants } from './support/invariants';
-import { SEED, pick, reportFigures, scale, seededRandom } from './support/settings';
+} from '../helpers/reliability/fixtures';
+import { Reply } from '../helpers/reliability/http';
+import { checkInvariants } from '../helpers/reliability/invariants';
+import { SEED, pick, reportFigures, scale, seededRandom } from '../helpers/reliability/settings';
 
 /**
  * Many clients at once against one organization: plans competing for the same prices, PATCHes of
  * one external account and one product, retries with Idempotency-Keys after giving up on the
- * first attempt. Afterwards every rule of API.md holds: a price in at most one live plan, no plan
+ * first attempt. Afterwards every rule of docs/api.md holds: a price in at most one live plan, no plan
  * without the prices it answered with, no lost metadata key, no duplicate from a retry.
  */
 const CLIENTS = scale(8, 24);

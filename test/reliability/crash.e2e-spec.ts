@@ -1,20 +1,20 @@
 import { DataSource } from 'typeorm';
-import { IdempotencyService } from '../../src/common/idempotency/idempotency.service';
+import { IdempotencyService } from '../../src/platform/idempotency/idempotency.service';
 import { TEST_ENCRYPTION_KEY, TestTenant } from '../helpers/test-app';
 import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
 import { RunningServer, startServer } from '../helpers/processes';
-import { uniqueDigits } from '../external-accounts/external-account-factory';
-import { replyProblems } from './support/checks';
+import { uniqueDigits } from '../helpers/external-accounts-factory';
+import { replyProblems } from '../helpers/reliability/checks';
 import {
   ListeningApp,
   accountBody,
   expectStatus,
   priceBody,
   startListeningApp,
-} from './support/fixtures';
-import { HttpClient, Reply } from './support/http';
-import { checkInvariants, openDatabase, snapshot } from './support/invariants';
-import { SEED, pick, reportFigures, scale, seededRandom } from './support/settings';
+} from '../helpers/reliability/fixtures';
+import { HttpClient, Reply } from '../helpers/reliability/http';
+import { checkInvariants, openDatabase, snapshot } from '../helpers/reliability/invariants';
+import { SEED, pick, reportFigures, scale, seededRandom } from '../helpers/reliability/settings';
 
 /**
  * Crash consistency: the real server (a child process) under a write load from many clients is

@@ -2,12 +2,12 @@ import Sqlite from 'better-sqlite3';
 import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
 import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
 import { RunningServer, runCli, startServer } from '../helpers/processes';
-import { replyProblems } from './support/checks';
-import { expectStatus } from './support/fixtures';
-import { HttpClient, Reply } from './support/http';
-import { checkInvariants, openDatabase } from './support/invariants';
-import { reportFigures, scale } from './support/settings';
-import { TcpProxy } from './support/tcp-proxy';
+import { replyProblems } from '../helpers/reliability/checks';
+import { expectStatus } from '../helpers/reliability/fixtures';
+import { HttpClient, Reply } from '../helpers/reliability/http';
+import { checkInvariants, openDatabase } from '../helpers/reliability/invariants';
+import { reportFigures, scale } from '../helpers/reliability/settings';
+import { TcpProxy } from '../helpers/reliability/tcp-proxy';
 
 /**
  * The database going away under a running service (the real server, as a child process): it

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { RouteTable } from '../../src/common/http/route-table';
+import { RouteTable } from '../../src/platform/route-table';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestTenant } from '../helpers/test-app';
 import {
@@ -15,12 +15,17 @@ import {
   pathIdArb,
   queryArb,
   rawBodyArb,
-} from './support/arbitraries';
-import { describeExchange, findSecrets, replyProblems } from './support/checks';
-import { ListeningApp, Seeded, seedOrganization, startListeningApp } from './support/fixtures';
-import { Reply } from './support/http';
-import { checkInvariants, snapshot } from './support/invariants';
-import { SEED, reportFigures, scale } from './support/settings';
+} from '../helpers/reliability/arbitraries';
+import { describeExchange, findSecrets, replyProblems } from '../helpers/reliability/checks';
+import {
+  ListeningApp,
+  Seeded,
+  seedOrganization,
+  startListeningApp,
+} from '../helpers/reliability/fixtures';
+import { Reply } from '../helpers/reliability/http';
+import { checkInvariants, snapshot } from '../helpers/reliability/invariants';
+import { SEED, reportFigures, scale } from '../helpers/reliability/settings';
 
 /**
  * Property-based tests of every route: generated bodies, query strings, path ids and headers,

@@ -1,7 +1,7 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestTenant } from '../helpers/test-app';
-import { HOSTILE_STRINGS, TRICKY_KEYS } from './support/arbitraries';
-import { replyProblems } from './support/checks';
+import { HOSTILE_STRINGS, TRICKY_KEYS } from '../helpers/reliability/arbitraries';
+import { replyProblems } from '../helpers/reliability/checks';
 import {
   ListeningApp,
   Seeded,
@@ -9,10 +9,10 @@ import {
   priceBody,
   seedOrganization,
   startListeningApp,
-} from './support/fixtures';
-import { Reply, streamBody } from './support/http';
-import { snapshot } from './support/invariants';
-import { reportFigures } from './support/settings';
+} from '../helpers/reliability/fixtures';
+import { Reply, streamBody } from '../helpers/reliability/http';
+import { snapshot } from '../helpers/reliability/invariants';
+import { reportFigures } from '../helpers/reliability/settings';
 
 /**
  * Hostile strings are stored and returned literally by every string field of every resource, on

@@ -1,8 +1,8 @@
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { RouteTable } from '../../src/common/http/route-table';
+import { RouteTable } from '../../src/platform/route-table';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestTenant } from '../helpers/test-app';
-import { findSecrets, replyProblems } from './support/checks';
+import { findSecrets, replyProblems } from '../helpers/reliability/checks';
 import {
   ListeningApp,
   Seeded,
@@ -11,12 +11,12 @@ import {
   priceBody,
   seedOrganization,
   startListeningApp,
-} from './support/fixtures';
-import { Reply } from './support/http';
-import { reportFigures } from './support/settings';
+} from '../helpers/reliability/fixtures';
+import { Reply } from '../helpers/reliability/http';
+import { reportFigures } from '../helpers/reliability/settings';
 
 /**
- * Tenancy (API.md section 2): organization B calls every route with organization A's ids, in
+ * Tenancy (docs/api.md §2): organization B calls every route with organization A's ids, in
  * paths, body references and filters, and gets exactly what a missing id gets (404), a 403 for
  * merchantId/organizationId, a 400 for a reference, or an empty list; A's data never changes and
  * nothing of A shows through. Then logs and responses are scanned for secrets.

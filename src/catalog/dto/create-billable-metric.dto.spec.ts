@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { flattenValidationErrors } from '../../common/validation/validation.pipe';
+import { flattenValidationErrors } from '../../platform/validation.pipe';
 import { AGGREGATIONS } from '../entities/billable-metric.entity';
 import { CreateBillableMetricDto } from './create-billable-metric.dto';
 

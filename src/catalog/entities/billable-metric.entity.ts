@@ -6,7 +6,7 @@ import { Product } from './product.entity';
 export const AGGREGATIONS = ['COUNT', 'SUM', 'MAX', 'UNIQUE_COUNT', 'LATEST'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 
-/** What usage is measured for a product (API.md section 5.2). */
+/** What usage is measured for a product (docs/api.md §5.2). */
 @Entity({ name: 'billable_metrics' })
 @Index('ix_billable_metrics_org_created', ['organizationId', 'createdAt', 'id'])
 @Index('ix_billable_metrics_org_product', ['organizationId', 'productId', 'createdAt', 'id'])

@@ -3,7 +3,7 @@ import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
 import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
 
-/** What a merchant sells (API.md section 5.1). `merchantId` in the API is the organization. */
+/** What a merchant sells (docs/api.md §5.1). `merchantId` in the API is the organization. */
 @Entity({ name: 'products' })
 @Index('ix_products_org_created', ['organizationId', 'createdAt', 'id'])
 export class Product {

@@ -1,7 +1,7 @@
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../validation/decorators';
 
-/** `limit` and `offset` of every list (API.md section 4). Filters extend this class. */
+/** `limit` and `offset` of every list (docs/api.md §4). Filters extend this class. */
 export class ListQueryDto {
   /** How many items to return, 1-100. */
   @IsOptional()

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** Where a page sits in a list (API.md section 4). */
+/** Where a page sits in a list (docs/api.md §4). */
 export class PaginationResponse {
   /** The page size asked for (1-100, default 10). */
   @ApiProperty({ example: 10 })

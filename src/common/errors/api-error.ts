@@ -1,4 +1,4 @@
-/** The categories of API.md section 3, each with its HTTP status. */
+/** The categories of docs/api.md §3, each with its HTTP status. */
 export const ERROR_STATUS = {
   validation_error: 400,
   unauthorized: 401,
@@ -19,7 +19,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCategory = keyof typeof ERROR_STATUS;
 
-/** API.md section 3: at most this many entries in `errors`; the message says when more were found. */
+/** docs/api.md §3: at most this many entries in `errors`; the message says when more were found. */
 export const MAX_FIELD_ERRORS = 100;
 /** A field path echoes the client's own keys: longer ones are cut, so an answer stays small. */
 export const MAX_FIELD_PATH_LENGTH = 200;
@@ -45,8 +45,8 @@ function boundedFieldError(error: FieldError): FieldError {
 }
 
 /**
- * The one error type services throw. The exception filter turns it into the envelope of API.md
- * section 3; services never import Nest's HttpException.
+ * The one error type services throw. The exception filter turns it into the envelope of docs/api.md
+ * §3; services never import Nest's HttpException.
  */
 export class ApiError extends Error {
   readonly code?: string;

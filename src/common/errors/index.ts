@@ -1,3 +1,1 @@
 export * from './api-error';
-export * from './error-envelope';
-export * from './database-errors';

@@ -1,5 +1,5 @@
 /**
- * Money and rates are decimal strings end to end (API.md section 1): never parsed into a float,
+ * Money and rates are decimal strings end to end (docs/api.md §1): never parsed into a float,
  * stored as text, and compared digit by digit.
  */
 export const DECIMAL_PATTERN = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,12})?$/;

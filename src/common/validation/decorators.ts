@@ -40,7 +40,7 @@ function MaxCharacters(max: number): PropertyDecorator {
   );
 }
 
-/** A name-like string: 1-200 characters and not blank (API.md section 1). */
+/** A name-like string: 1-200 characters and not blank (docs/api.md §1). */
 export function IsName(max = 200): PropertyDecorator {
   return applyDecorators(
     IsString(),
@@ -55,7 +55,7 @@ export function IsDescription(): PropertyDecorator {
   return applyDecorators(IsString(), MaxCharacters(2000));
 }
 
-/** A money or rate amount as a decimal string (API.md section 1). */
+/** A money or rate amount as a decimal string (docs/api.md §1). */
 export function IsDecimalString(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyKey: string | symbol) =>
     registerDecorator({
@@ -72,7 +72,7 @@ export function IsDecimalString(options?: ValidationOptions): PropertyDecorator 
     });
 }
 
-/** A metadata object (API.md section 1); `allowNull` lets PATCH remove keys with null values. */
+/** A metadata object (docs/api.md §1); `allowNull` lets PATCH remove keys with null values. */
 export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDecorator {
   return (target: object, propertyKey: string | symbol) =>
     registerDecorator({

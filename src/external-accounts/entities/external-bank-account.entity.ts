@@ -8,7 +8,7 @@ export const ACCOUNT_HOLDER_TYPES = ['individual', 'company'] as const;
 export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
 
 /**
- * Where an organization is paid out (API.md section 5.5). The account number is stored only
+ * Where an organization is paid out (docs/api.md §5.5). The account number is stored only
  * encrypted; `last4` and a keyed `fingerprint` serve responses and duplicate checks. Deleting
  * sets `deletedAt`: a deleted account is gone from the API, and its fingerprint no longer counts.
  */

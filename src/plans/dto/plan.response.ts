@@ -2,11 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import {
   BILLING_INTERVALS,
   BillingInterval,
+  Plan,
   TAX_BEHAVIORS,
   TaxBehavior,
 } from '../entities/plan.entity';
+import { Price } from '../entities/price.entity';
 import { PaginationResponse } from '../../common/dto/pagination.response';
-import { PriceResponse } from './price.response';
+import { PriceResponse, toPriceResponse } from './price.response';
 
 /** Tax settings; the response always shows all three keys. */
 export class TaxResponse {
@@ -77,4 +79,24 @@ export class PlanListResponse {
 
   @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
+}
+
+/** The API view of a plan (the seed's section 2.1) with its prices in full, in plan order. */
+export function toPlanResponse(plan: Plan, prices: Price[]): PlanResponse {
+  return {
+    id: plan.id,
+    object: 'plan',
+    name: plan.name,
+    invoiceDisplayName: plan.invoiceDisplayName,
+    description: plan.description,
+    billingInterval: plan.billingInterval,
+    currency: plan.currency,
+    merchantId: plan.organizationId,
+    productId: plan.productId,
+    tax: { behavior: plan.taxBehavior, code: plan.taxCode, rate: plan.taxRate },
+    prices: prices.map(toPriceResponse),
+    createdAt: plan.createdAt.toISOString(),
+    updatedAt: plan.updatedAt.toISOString(),
+    deletedAt: plan.deletedAt ? plan.deletedAt.toISOString() : null,
+  };
 }

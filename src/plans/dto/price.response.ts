@@ -1,5 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PRICE_MODELS, PriceModel, PriceProperties } from '../price-properties';
+import {
+  PRICE_MODELS,
+  PriceModel,
+  PriceProperties,
+  canonicalProperties,
+} from '../price-properties';
+import { Price } from '../entities/price.entity';
 import { PRICE_PROPERTIES_SCHEMA } from './create-price.dto';
 import { PaginationResponse } from '../../common/dto/pagination.response';
 
@@ -45,4 +51,20 @@ export class PriceListResponse {
 
   @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
+}
+
+/** The API view of a price (docs/api.md §5.3). */
+export function toPriceResponse(p: Price): PriceResponse {
+  return {
+    id: p.id,
+    object: 'price',
+    billableMetricId: p.billableMetricId,
+    model: p.model,
+    invoiceDisplayName: p.invoiceDisplayName,
+    properties: canonicalProperties(p.model, p.properties),
+    planId: p.planId,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+    deletedAt: p.deletedAt ? p.deletedAt.toISOString() : null,
+  };
 }

@@ -11,7 +11,7 @@ export const TAX_BEHAVIORS = ['exclusive', 'inclusive'] as const;
 export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
 
 /**
- * A rate card (API.md section 5.4): one product, an interval, a currency, tax, and the prices
+ * A rate card (docs/api.md §5.4): one product, an interval, a currency, tax, and the prices
  * that point at it through `prices.plan_id`. `merchantId` in the API is the organization.
  */
 @Entity({ name: 'plans' })

@@ -6,7 +6,7 @@ import type { PriceModel, PriceProperties } from '../price-properties';
 import { Plan } from './plan.entity';
 
 /**
- * The cost of one billable metric (API.md section 5.3). It lives in at most one plan: `planId`
+ * The cost of one billable metric (docs/api.md §5.3). It lives in at most one plan: `planId`
  * is null while the price is free, and `planPosition` is its index in that plan's price list.
  */
 @Entity({ name: 'prices' })

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * An index for every list filter and ordering (test/list-indexes.e2e-spec.ts proves them): the
+ * An index for every list filter and ordering (test/database/list-indexes.e2e-spec.ts proves them): the
  * page of each list (`ORDER BY created_at DESC, id DESC`), with each filter alone or none, and its
  * COUNT are one index search within the organization, with no sort and no row read only to be
  * dropped. A list that hides deleted rows has a partial index `WHERE "deleted_at" IS NULL`; one

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * last4 never shows more than half of the characters of an account number (API.md 5.5): rows
+ * last4 never shows more than half of the characters of an account number (docs/api.md §5.5): rows
  * stored before that rule kept the last four characters of a 4-7 character number, that is
  * all or most of it. The number's length needs no key: AES-GCM's ciphertext (the third part of
  * `v1:<nonce>:<ciphertext>:<tag>`, see AccountNumberVault) is exactly as long as the number.

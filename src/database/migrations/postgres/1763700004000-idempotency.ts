@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Idempotency-Key records (API.md section 6): one row per organization and key, for 24 hours. */
+/** Idempotency-Key records (docs/api.md §6): one row per organization and key, for 24 hours. */
 export class Idempotency1763700004000 implements MigrationInterface {
   name = 'Idempotency1763700004000';
 

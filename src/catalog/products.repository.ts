@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { Database } from '../database/database';
+import { Product } from './entities/product.entity';
+
+/** The queries of products. Every method runs on the entity manager of the caller's unit of work. */
+@Injectable()
+export class ProductsRepository {
+  private existsSql?: string;
+
+  constructor(private readonly db: Database) {}
+
+  async insert(m: EntityManager, product: Product): Promise<void> {
+    await m.insert(Product, product);
+  }
+
+  find(m: EntityManager, organizationId: string, id: string): Promise<Product | null> {
+    return m.findOneBy(Product, { id, organizationId });
+  }
+
+  /** The product, locked for a read-modify-write on PostgreSQL (SQLite serializes writes). */
+  findForUpdate(m: EntityManager, organizationId: string, id: string): Promise<Product | null> {
+    return m.findOne(Product, { where: { id, organizationId }, lock: this.db.rowLock });
+  }
+
+  /**
+   * Whether the organization has this product. Constant SQL: every plan create asks it
+   * (BENCHMARKS.md, plans' hot path).
+   */
+  async exists(m: EntityManager, organizationId: string, id: string): Promise<boolean> {
+    this.existsSql ??=
+      'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? LIMIT 1';
+    const rows = await this.db.rows(m, this.existsSql, [id, organizationId]);
+    return rows.length > 0;
+  }
+
+  /** A page of the organization's products, newest first, and their total. */
+  page(
+    m: EntityManager,
+    organizationId: string,
+    page: { limit: number; offset: number },
+  ): Promise<[Product[], number]> {
+    return m.findAndCount(Product, {
+      where: { organizationId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+  }
+
+  async update(
+    m: EntityManager,
+    organizationId: string,
+    id: string,
+    changes: Partial<Product>,
+  ): Promise<void> {
+    await m.update(Product, { id, organizationId }, changes);
+  }
+}

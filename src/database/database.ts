@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { Mutex } from 'async-mutex';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
+import { driverCode, isDatabaseUnavailable } from './database-errors';
+import type { DatabaseKind } from '../config/app-config';
+import type { CommitHook } from './commit-hook';
+import { EntityTable } from './entity-table';
+
+/** The part of TypeORM's PostgresQueryRunner that hands a failed connection back as failed. */
+interface PostgresRunner {
+  releasePostgresConnection(err?: Error): Promise<void>;
+}
+
+const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+/**
+ * How long a transaction on SQLite waits for the write lock that another connection holds (a
+ * second process, the command line, a backup) before it gives up and the request answers 503.
+ */
+export const SQLITE_LOCK_WAIT_MS = 5000;
+
+function isSqliteBusy(err: unknown): boolean {
+  return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
+}
+
+/**
+ * The one way services touch the database.
+ *
+ * SQLite has a single connection in TypeORM: two transactions (or a transaction and another
+ * request's statement) would interleave on it, so on SQLite every unit of work runs alone, in
+ * order, behind a mutex. The better-sqlite3 driver is synchronous, so this costs little.
+ * PostgreSQL uses its pool; a transaction that loses a serialization race or a deadlock is retried.
+ */
+@Injectable()
+export class Database {
+  private readonly sqliteLock?: Mutex;
+  private readonly postgresText = new Map<string, string>();
+  private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
+
+  /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
+  readonly isPostgres: boolean;
+
+  constructor(
+    readonly dataSource: DataSource,
+    readonly dialect: DatabaseKind,
+  ) {
+    this.isPostgres = dialect === 'postgres';
+    if (!this.isPostgres) this.sqliteLock = new Mutex();
+  }
+
+  /**
+   * The lock option for a read-modify-write inside `transaction`: SELECT ... FOR UPDATE on
+   * PostgreSQL, so concurrent writers of one row queue up; nothing on SQLite, whose writes are
+   * already serialized. Use as `manager.findOne(Entity, { where, lock: db.rowLock })`.
+   */
+  get rowLock(): { mode: 'pessimistic_write' } | undefined {
+    return this.isPostgres ? { mode: 'pessimistic_write' } : undefined;
+  }
+
+  /**
+   * Runs `work` in one transaction: everything it writes lands together or not at all. With an
+   * armed `hook` (the request's Idempotency-Key answer, see commit-hook.ts), the hook runs after
+   * `work`, inside the same transaction, and is settled once that commits.
+   */
+  async transaction<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    hook?: CommitHook,
+  ): Promise<T> {
+    const armed = hook?.armed ? hook : undefined;
+    const unit = !armed
+      ? work
+      : async (manager: EntityManager) => {
+          const result = await work(manager);
+          await armed.run(manager, result);
+          return result;
+        };
+    const result = this.sqliteLock
+      ? await this.sqliteTransaction(this.sqliteLock, unit)
+      : await this.postgresTransaction(unit);
+    armed?.settle();
+    return result;
+  }
+
+  private async postgresTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.postgresAttempt(work);
+      } catch (err) {
+        const code = driverCode(err);
+        if (attempt >= 3 || !code || !RETRYABLE_POSTGRES.has(code)) throw err;
+      }
+    }
+  }
+
+  /**
+   * One PostgreSQL transaction on a connection of its own. When the connection itself failed (a
+   * timeout, a network cut), no ROLLBACK is sent (it would wait out another timeout before the
+   * client hears 503) and the connection is handed back as broken, so the pool discards it; the
+   * server rolls back what it had when the connection goes.
+   */
+  private async postgresAttempt<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    let broken: Error | undefined;
+    try {
+      await runner.startTransaction();
+      const result = await work(runner.manager);
+      await runner.commitTransaction();
+      return result;
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) broken = err instanceof Error ? err : new Error(String(err));
+      else if (runner.isTransactionActive)
+        await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      if (broken) {
+        // TypeORM's PostgreSQL runner passes this error to the pool, which then drops the client.
+        await (runner as unknown as PostgresRunner).releasePostgresConnection(broken);
+      } else {
+        await runner.release();
+      }
+    }
+  }
+
+  /**
+   * SQLite: BEGIN IMMEDIATE takes the write lock before the first read, so that a transaction
+   * never reads a snapshot that another connection (a second process, the command line) changes
+   * before it writes, which SQLite refuses with SQLITE_BUSY_SNAPSHOT even after waiting. While
+   * another connection holds the lock, the transaction steps out of the mutex and tries again
+   * after a short pause, so reads and the event loop carry on (busy_timeout is short), until
+   * SQLITE_LOCK_WAIT_MS after it was asked for; then SQLITE_BUSY goes up and the request
+   * answers 503.
+   */
+  private async sqliteTransaction<T>(
+    mutex: Mutex,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      const outcome = await mutex.runExclusive(async () => {
+        const runner = this.dataSource.createQueryRunner();
+        try {
+          await runner.query('BEGIN IMMEDIATE');
+        } catch (err) {
+          if (isSqliteBusy(err) && Date.now() + pause < deadline) return undefined;
+          throw err;
+        }
+        // What TypeORM's own startTransaction() records, so that nothing in `work` opens another.
+        Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+        try {
+          const result = await work(runner.manager);
+          await runner.query('COMMIT');
+          return { result };
+        } catch (err) {
+          await runner.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        } finally {
+          Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+          await runner.release();
+        }
+      });
+      if (outcome) return outcome.result;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
+  /**
+   * Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one.
+   * On PostgreSQL each statement takes a pooled connection and gives it back; a connection that
+   * failed (a timeout, a network cut) is discarded by the pool rather than handed on, which a
+   * query runner held across statements would not do.
+   */
+  async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.sqliteLock) {
+      return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
+    }
+    return work(this.dataSource.manager);
+  }
+
+  /** The table of `entity`, for hand-written SQL (see EntityTable). */
+  table<T extends ObjectLiteral>(entity: EntityTarget<T>): EntityTable<T> {
+    let table = this.tables.get(entity);
+    if (!table) {
+      table = new EntityTable(this.dataSource, this.dialect, entity);
+      this.tables.set(entity, table);
+    }
+    return table as EntityTable<T>;
+  }
+
+  /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */
+  rows<R = Record<string, unknown>>(
+    manager: EntityManager,
+    text: string,
+    params: unknown[],
+  ): Promise<R[]> {
+    return manager.query<R[]>(this.sql(text), params);
+  }
+
+  /**
+   * Runs an INSERT, UPDATE or DELETE written with `?` placeholders inside `manager`'s
+   * transaction; returns how many rows it changed.
+   */
+  async execute(manager: EntityManager, text: string, params: unknown[]): Promise<number> {
+    if (!manager.queryRunner) throw new Error('Database.execute runs inside db.transaction');
+    const result: QueryResult = await manager.queryRunner.query(this.sql(text), params, true);
+    return result.affected ?? 0;
+  }
+
+  /**
+   * SQL written with `?` placeholders, in this database's dialect: `$1, $2, ...` on PostgreSQL.
+   * Converted once per text; hot paths send constant SQL text, so the drivers' statement caches
+   * (better-sqlite3's prepared statements) keep working.
+   */
+  sql(text: string): string {
+    if (!this.isPostgres) return text;
+    let converted = this.postgresText.get(text);
+    if (converted === undefined) {
+      let n = 0;
+      converted = text.replace(/\?/g, () => `$${++n}`);
+      this.postgresText.set(text, converted);
+    }
+    return converted;
+  }
+
+  /** True when the database answers a trivial query within `timeoutMs`. */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('database ping timed out')), timeoutMs);
+      });
+      await Promise.race([this.dataSource.query('SELECT 1'), timeout]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { Database } from '../database/database';
+import { PLAN_COUNT_SLOTS } from './entities/plan-count.entity';
+import { Plan } from './entities/plan.entity';
+
+export interface PlanFilter {
+  productId?: string;
+  includeDeleted?: boolean;
+}
+
+/**
+ * The queries of plans and their counts, on the entity manager of the caller's unit of work.
+ * Plans' hot paths (read, insert, list) are constant SQL through the EntityTable mechanism: the
+ * statements TypeORM's find options produced, built once instead of on every request
+ * (BENCHMARKS.md); updates go through TypeORM.
+ */
+@Injectable()
+export class PlansRepository {
+  private built?: ReturnType<typeof planStatements>;
+
+  constructor(private readonly db: Database) {}
+
+  private get sql(): ReturnType<typeof planStatements> {
+    return (this.built ??= planStatements(this.db));
+  }
+
+  /** The organization's plan (deleted ones too), locked on PostgreSQL when `lock` is set. */
+  async find(
+    m: EntityManager,
+    organizationId: string,
+    id: string,
+    lock = false,
+  ): Promise<Plan | null> {
+    const [row] = await this.db.rows(m, lock ? this.sql.planForUpdate : this.sql.plan, [
+      id,
+      organizationId,
+    ]);
+    return row ? this.sql.plans.fromRow(row) : null;
+  }
+
+  async insert(m: EntityManager, plan: Plan): Promise<void> {
+    await this.db.execute(m, this.sql.plans.insertSql, this.sql.plans.values(plan));
+  }
+
+  async update(m: EntityManager, id: string, changes: Partial<Plan>): Promise<void> {
+    await m.update(Plan, { id }, changes);
+  }
+
+  /** A page of the organization's plans, newest first, and their total. */
+  async page(
+    m: EntityManager,
+    organizationId: string,
+    filter: PlanFilter,
+    page: { limit: number; offset: number },
+  ): Promise<[Plan[], number]> {
+    const statements = this.sql.listFilter(!!filter.productId, !filter.includeDeleted);
+    const params: unknown[] = [organizationId];
+    if (filter.productId) params.push(filter.productId);
+    const rows = await this.db.rows(m, statements.page, [...params, page.limit, page.offset]);
+    const [{ total }] = await this.db.rows<{ total: number | string }>(m, statements.count, params);
+    return [rows.map((r) => this.sql.plans.fromRow(r)), Number(total)];
+  }
+
+  /**
+   * Moves the plan count of `plan`'s organization and product (live: 0, deleted: 1) by `delta`,
+   * in the transaction that creates or deletes the plan, as its last statement (the row lock it
+   * takes on PostgreSQL is held for the shortest time). A random slot: see PlanCount.
+   */
+  async count(m: EntityManager, plan: Plan, deleted: 0 | 1, delta: number): Promise<void> {
+    await this.db.execute(m, this.sql.countChange(deleted), [
+      plan.organizationId,
+      plan.productId,
+      Math.floor(Math.random() * PLAN_COUNT_SLOTS),
+      delta,
+    ]);
+  }
+}
+
+function planStatements(db: Database) {
+  const plans = db.table(Plan);
+  const plan = `SELECT ${plans.columnList()} FROM "plans" WHERE "id" = ? AND "organization_id" = ? LIMIT 1`;
+  const listFilters = new Map<string, { page: string; count: string }>();
+  return {
+    plans,
+    plan,
+    planForUpdate: db.isPostgres ? `${plan} FOR UPDATE` : plan,
+    /** Adds a delta to one slot of a count; parameters: organization, product, slot, delta. */
+    countChange: (deleted: 0 | 1) =>
+      'INSERT INTO "plan_counts" ("organization_id", "product_id", "deleted", "slot", "plans") ' +
+      `VALUES (?, ?, ${deleted}, ?, ?) ` +
+      'ON CONFLICT ("organization_id", "product_id", "deleted", "slot") ' +
+      'DO UPDATE SET "plans" = "plan_counts"."plans" + excluded."plans"',
+    /** A page of plans and their total, newest first; parameters: organization, [product]. */
+    listFilter(byProduct: boolean, liveOnly: boolean): { page: string; count: string } {
+      const key = `${byProduct}:${liveOnly}`;
+      let filter = listFilters.get(key);
+      if (!filter) {
+        const where =
+          '"organization_id" = ?' +
+          (byProduct ? ' AND "product_id" = ?' : '') +
+          (liveOnly ? ' AND "deleted_at" IS NULL' : '');
+        filter = {
+          page: `SELECT ${plans.columnList()} FROM "plans" WHERE ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT ? OFFSET ?`,
+          // The total from the maintained counts (PlanCount): a few rows, not every plan.
+          count:
+            'SELECT COALESCE(SUM("plans"), 0) AS "total" FROM "plan_counts" WHERE "organization_id" = ?' +
+            (byProduct ? ' AND "product_id" = ?' : '') +
+            (liveOnly ? ' AND "deleted" = 0' : ''),
+        };
+        listFilters.set(key, filter);
+      }
+      return filter;
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
+import { Database } from '../database/database';
+import { EntityTable } from '../database/entity-table';
+import { Price } from './entities/price.entity';
+
+export interface PriceFilter {
+  billableMetricId?: string;
+  planId?: string;
+  includeDeleted?: boolean;
+}
+
+/**
+ * The queries of prices, on the entity manager of the caller's unit of work. The statements
+ * plans run on every write (take, free, reorder, read a plan's prices) are constant SQL through
+ * the EntityTable mechanism, built once; the rest is TypeORM.
+ */
+@Injectable()
+export class PricesRepository {
+  private readonly perCount = new Map<string, string>();
+  private entityTable?: EntityTable<Price>;
+
+  constructor(private readonly db: Database) {}
+
+  /** The table, for its column list and parameter conversion (built after start-up). */
+  private get table(): EntityTable<Price> {
+    return (this.entityTable ??= this.db.table(Price));
+  }
+
+  async insert(m: EntityManager, price: Price): Promise<void> {
+    await m.insert(Price, price);
+  }
+
+  /** The organization's price (deleted ones too), locked on PostgreSQL when `lock` is set. */
+  find(m: EntityManager, organizationId: string, id: string, lock = false): Promise<Price | null> {
+    return m.findOne(Price, {
+      where: { id, organizationId },
+      lock: lock ? this.db.rowLock : undefined,
+    });
+  }
+
+  page(
+    m: EntityManager,
+    organizationId: string,
+    filter: PriceFilter,
+    page: { limit: number; offset: number },
+  ): Promise<[Price[], number]> {
+    const where: FindOptionsWhere<Price> = { organizationId };
+    if (filter.billableMetricId) where.billableMetricId = filter.billableMetricId;
+    if (filter.planId) where.planId = filter.planId;
+    if (!filter.includeDeleted) where.deletedAt = IsNull();
+    return m.findAndCount(Price, {
+      where,
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+  }
+
+  async update(m: EntityManager, id: string, changes: Partial<Price>): Promise<void> {
+    await m.update(Price, { id }, changes);
+  }
+
+  /** Soft-deletes the prices still live in a plan being deleted. */
+  async deleteOfPlan(m: EntityManager, planId: string, now: Date): Promise<void> {
+    await m.update(Price, { planId, deletedAt: IsNull() }, { deletedAt: now, updatedAt: now });
+  }
+
+  /** The prices of a plan, in plan order. */
+  async ofPlan(m: EntityManager, planId: string): Promise<Price[]> {
+    const text = this.statement(
+      'ofPlan',
+      0,
+      () =>
+        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
+    );
+    return this.fromRows(await this.db.rows(m, text, [planId]));
+  }
+
+  /** The prices of several plans, each plan's in plan order. */
+  async ofPlans(m: EntityManager, planIds: string[]): Promise<Price[]> {
+    const text = this.statement(
+      'ofPlans',
+      planIds.length,
+      (n) =>
+        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" IN (${placeholders(n)}) ORDER BY "plan_position" ASC`,
+    );
+    return this.fromRows(await this.db.rows(m, text, planIds));
+  }
+
+  /** The organization's prices among `ids` (deleted ones too), in no particular order. */
+  async findMany(m: EntityManager, organizationId: string, ids: string[]): Promise<Price[]> {
+    const text = this.statement(
+      'findMany',
+      ids.length,
+      (n) =>
+        `SELECT ${this.table.columnList()} FROM "prices" ` +
+        `WHERE "id" IN (${placeholders(n)}) AND "organization_id" = ?`,
+    );
+    return this.fromRows(await this.db.rows(m, text, [...ids, organizationId]));
+  }
+
+  /**
+   * Takes free, live prices of the organization into a plan at the given positions, in one
+   * conditional UPDATE; returns how many it took (fewer than `ids`: another plan or a delete got
+   * there first). Positions are integers of our own, written into the text, so a create's
+   * statement (positions 0..n-1) is the same for every plan with as many prices.
+   */
+  take(
+    m: EntityManager,
+    plan: { id: string; organizationId: string },
+    ids: string[],
+    positions: Map<string, number>,
+    now: Date,
+  ): Promise<number> {
+    return this.db.execute(
+      m,
+      `UPDATE "prices" SET "plan_id" = ?, "plan_position" = ${positionCase(ids, positions)}, ` +
+        `"updated_at" = ? WHERE "id" IN (${placeholders(ids.length)}) ` +
+        `AND "organization_id" = ? AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
+      [plan.id, ...ids, this.table.param('updatedAt', now), ...ids, plan.organizationId],
+    );
+  }
+
+  /** Moves prices already in the plan to new positions. */
+  async reorder(
+    m: EntityManager,
+    planId: string,
+    ids: string[],
+    positions: Map<string, number>,
+  ): Promise<void> {
+    await this.db.execute(
+      m,
+      `UPDATE "prices" SET "plan_position" = ${positionCase(ids, positions)} ` +
+        `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
+      [...ids, ...ids, planId],
+    );
+  }
+
+  /** Frees prices of the plan: they go back to no plan. */
+  async free(m: EntityManager, planId: string, ids: string[], now: Date): Promise<void> {
+    await this.db.execute(
+      m,
+      `UPDATE "prices" SET "plan_id" = NULL, "plan_position" = NULL, "updated_at" = ? ` +
+        `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
+      [this.table.param('updatedAt', now), ...ids, planId],
+    );
+  }
+
+  private fromRows(rows: Record<string, unknown>[]): Price[] {
+    return rows.map((row) => this.table.fromRow(row));
+  }
+
+  /** Memoizes the text of a statement that depends on a count (the ids in an IN list). */
+  private statement(name: string, count: number, build: (n: number) => string): string {
+    const key = `${name}:${count}`;
+    let text = this.perCount.get(key);
+    if (text === undefined) this.perCount.set(key, (text = build(count)));
+    return text;
+  }
+}
+
+function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+function positionCase(ids: string[], positions: Map<string, number>): string {
+  return `CASE "id" ${ids.map((id) => `WHEN ? THEN ${positions.get(id)}`).join(' ')} END`;
+}

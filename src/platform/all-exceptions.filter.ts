@@ -1,0 +1,71 @@
+import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PinoLogger } from 'nestjs-pino';
+import { ApiError } from '../common/errors';
+import { toErrorResponse } from './error-envelope';
+import { clientHungUp } from './connections';
+import { RouteTable } from './route-table';
+
+/**
+ * The one exception filter (APP_FILTER): whatever was thrown, the client gets the envelope of
+ * docs/api.md §3 with the request id; unexpected errors are logged with their stack, and
+ * nothing about them (SQL, stack, secrets) reaches the client. A client that hung up mid-request
+ * is one info line, not an error (docs/api.md §6).
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(
+    private readonly logger: PinoLogger,
+    private readonly routes: RouteTable,
+  ) {
+    logger.setContext('AllExceptionsFilter');
+  }
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const request = ctx.getRequest<FastifyRequest>();
+    const reply = ctx.getResponse<FastifyReply>();
+    if (clientHungUp(request)) {
+      // Reading the body failed because the client went away: nobody to answer, no fault here.
+      this.logger.info(
+        { reqId: request.id, req: { method: request.method, route: request.routeOptions?.url } },
+        'client closed the connection before the request arrived in full',
+      );
+      return;
+    }
+    sendError(reply, request, this.translate(exception, request), (err, requestId) =>
+      this.logger.error({ err, reqId: requestId }, 'request failed unexpectedly'),
+    );
+  }
+
+  /** A route that exists with other methods answers 405 with Allow, not 404. */
+  private translate(exception: unknown, request: FastifyRequest): unknown {
+    if (!(exception instanceof NotFoundException) || request.routeOptions?.url) return exception;
+    const path = request.url.split('?')[0];
+    const allowed = this.routes.methodsFor(path);
+    if (allowed.length > 0) {
+      return new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}`, {
+        headers: { Allow: allowed.join(', ') },
+      });
+    }
+    return new ApiError('not_found', `No route ${request.method} ${path}`, {
+      code: 'ROUTE_NOT_FOUND',
+    });
+  }
+}
+
+export function sendError(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  exception: unknown,
+  logUnexpected: (err: unknown, requestId: string) => void,
+): void {
+  const response = toErrorResponse(exception, String(request.id));
+  if (response.unexpected) logUnexpected(exception, String(request.id));
+  if (reply.sent) return;
+  void reply
+    .status(response.status)
+    .headers(response.headers)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(response.body);
+}

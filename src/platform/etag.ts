@@ -1,0 +1,12 @@
+import { ExecutionContext, createParamDecorator } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+
+export { assertIfMatch, etagOf, etagOfJson } from '../common/etag';
+
+/** The If-Match request header, or undefined. */
+export const IfMatch = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): string | undefined => {
+    const value = ctx.switchToHttp().getRequest<FastifyRequest>().headers['if-match'];
+    return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+  },
+);

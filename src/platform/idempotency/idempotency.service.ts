@@ -1,0 +1,344 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PinoLogger } from 'nestjs-pino';
+import { EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import type { CommitHook } from '../../database/commit-hook';
+import { Database } from '../../database/database';
+import { ApiError } from '../../common/errors';
+import { ID_PREFIXES, newId } from '../../common/ids';
+import { routePath } from '../route-path';
+import { fingerprintKey, requestFingerprint } from './idempotency-key';
+import { IdempotencyRecord } from './idempotency-record.entity';
+import { IdempotencyRepository } from './idempotency.repository';
+
+/** How long the first response to a key is kept and replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a request may hold its key before a retry presumes it dead (its process crashed or
+ * lost the database) and runs instead. Far longer than any request takes: PostgreSQL statements
+ * time out after 4 s.
+ */
+export const IN_PROGRESS_LOCK_MS = 60 * 1000;
+/** How often expired records are deleted (each instance sweeps; deleting twice is harmless). */
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** The response headers a replay repeats; the others are the new request's own. */
+const STORED_HEADERS = ['content-type', 'location'];
+
+export interface ClaimInput {
+  organizationId: string;
+  key: string;
+  method: string;
+  /** The path of the route reached (routePath): never the raw target, never a query string. */
+  path: string;
+  /** The parsed query: part of what makes two requests the same, but never stored. */
+  query?: unknown;
+  body: unknown;
+  requestId: string;
+}
+
+/** This request runs and its response is stored, or it gets the stored response back. */
+export type Claim =
+  { kind: 'owner'; recordId: string } | { kind: 'replay'; record: IdempotencyRecord };
+
+/**
+ * A request's claim of its Idempotency-Key, kept on the request (as the bearer guard keeps the
+ * principal) from the route guard that makes it to the onSend hook that stores or replays the
+ * answer. For the request that owns its key it is also the commit hook its route passes to the
+ * service's transaction (see commit-hook.ts).
+ */
+export class KeyClaim implements CommitHook {
+  armed: boolean;
+
+  constructor(
+    readonly claim: Claim,
+    /** The status the route answers with when it succeeds. */
+    private readonly status: number,
+    private readonly store: (
+      manager: EntityManager,
+      recordId: string,
+      response: StoredResponse,
+    ) => Promise<void>,
+  ) {
+    this.armed = claim.kind === 'owner';
+  }
+
+  /** True when the stored answer is replayed and the handler must not run. */
+  get replay(): boolean {
+    return this.claim.kind === 'replay';
+  }
+
+  /**
+   * Stores the answer in the transaction that wrote it: the status the route answers with and
+   * the response the transaction returned (services return the response from their write
+   * transaction), as Nest will send it. If the process dies before the response leaves, a retry
+   * replays that answer instead of running the request again.
+   */
+  async run(manager: EntityManager, result: unknown): Promise<void> {
+    if (this.claim.kind !== 'owner') return;
+    // Only what is visibly the route's answer: a resource (it has `object`) or nothing (204).
+    if (result !== undefined && typeof (result as { object?: unknown })?.object !== 'string') {
+      return;
+    }
+    const body = result === undefined ? null : JSON.stringify(result);
+    await this.store(manager, this.claim.recordId, {
+      status: this.status,
+      headers: body === null ? {} : { 'content-type': 'application/json; charset=utf-8' },
+      body,
+    });
+  }
+
+  settle(): void {
+    this.armed = false;
+  }
+}
+
+/** A request that may carry its Idempotency-Key claim (set by the route guard). */
+export interface ClaimedRequest {
+  idempotency?: KeyClaim;
+}
+
+type StoredResponse = { status: number; headers: Record<string, string>; body: string | null };
+
+/** Thrown inside the claim transaction when the row vanished between two statements. */
+class ClaimRace extends Error {}
+
+/**
+ * Idempotency-Key (docs/api.md §6). A request claims its key by inserting an `in_progress` row
+ * under the unique (organization, key) index, so exactly one request wins even when several
+ * instances share the database; the others read the winner's row: still running (409), done
+ * (replay), or a different request (422). The response is stored by `onSend`, a Fastify hook
+ * that sees exactly what goes out, whether it came from a handler or the exception filter.
+ */
+@Injectable()
+export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestroy {
+  private sweepTimer?: NodeJS.Timeout;
+  /** The HMAC key of request fingerprints, derived from ENCRYPTION_KEY. */
+  private readonly fingerprintKey: Buffer;
+
+  constructor(
+    private readonly db: Database,
+    private readonly records: IdempotencyRepository,
+    private readonly logger: PinoLogger,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'encryptionKey'>,
+  ) {
+    logger.setContext('Idempotency');
+    this.fingerprintKey = fingerprintKey(config.encryptionKey);
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweepTimer = setInterval(() => void this.sweepQuietly(), SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /**
+   * Called by IdempotencyClaim, the route guard of @Idempotent(), once the caller is known (after
+   * the bearer guard) and before the validation pipe: claims the key, or finds its stored answer.
+   * `status` is what the route answers when it succeeds.
+   */
+  async begin(
+    request: FastifyRequest,
+    organizationId: string,
+    key: string,
+    status: number,
+  ): Promise<KeyClaim> {
+    const path = routePath(request);
+    if (path === undefined) throw new Error('An idempotent request must have reached a route');
+    const claim = await this.claim({
+      organizationId,
+      key,
+      method: request.method,
+      path,
+      query: request.query,
+      body: request.body,
+      requestId: String(request.id),
+    });
+    return new KeyClaim(claim, status, (m, recordId, response) =>
+      this.completeIn(m, recordId, response),
+    );
+  }
+
+  async claim(input: ClaimInput, now = new Date()): Promise<Claim> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction((m) => this.claimIn(m, input, now));
+      } catch (err) {
+        if (!(err instanceof ClaimRace) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  private async claimIn(m: EntityManager, input: ClaimInput, now: Date): Promise<Claim> {
+    const mine = Object.assign(new IdempotencyRecord(), {
+      id: newId(ID_PREFIXES.idempotencyRecord),
+      organizationId: input.organizationId,
+      idempotencyKey: input.key,
+      requestMethod: input.method,
+      requestPath: input.path,
+      requestHash: requestFingerprint(this.fingerprintKey, input),
+      requestId: input.requestId,
+      state: 'in_progress',
+      lockedUntil: new Date(now.getTime() + IN_PROGRESS_LOCK_MS),
+      responseStatus: null,
+      responseHeaders: null,
+      responseBody: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    } satisfies IdempotencyRecord);
+    await this.records.insertUnlessTaken(m, mine);
+    const current = await this.records.findForUpdate(m, input.organizationId, input.key);
+    if (!current) throw new ClaimRace(); // released by its owner in between: try again
+    if (current.id === mine.id) return { kind: 'owner', recordId: mine.id };
+
+    const takeOver = async (): Promise<Claim> => {
+      await this.records.replace(m, current.id, mine);
+      return { kind: 'owner', recordId: mine.id };
+    };
+    // An expired record no longer exists as far as the client can tell.
+    if (current.expiresAt.getTime() <= now.getTime()) return takeOver();
+    if (current.requestHash !== mine.requestHash) {
+      const sameRoute =
+        current.requestMethod === mine.requestMethod && current.requestPath === mine.requestPath;
+      throw new ApiError(
+        'idempotency_error',
+        `This Idempotency-Key was already used ${
+          sameRoute
+            ? 'with a different body'
+            : `for another request (${current.requestMethod} ${current.requestPath})`
+        }; use a new key for a new request`,
+        { code: 'IDEMPOTENCY_KEY_REUSED' },
+      );
+    }
+    if (current.state === 'complete') return { kind: 'replay', record: current };
+    if (current.lockedUntil && current.lockedUntil.getTime() > now.getTime()) {
+      throw new ApiError(
+        'conflict',
+        'A request with this Idempotency-Key is still being processed; retry after it finishes',
+        { code: 'IDEMPOTENCY_KEY_IN_USE', headers: { 'Retry-After': '1' } },
+      );
+    }
+    // In progress past its lock: the request that held it is presumed dead.
+    return takeOver();
+  }
+
+  /** Stores the response of the request that owns `recordId`; a retry replays it from now on. */
+  async complete(
+    recordId: string,
+    response: { status: number; headers: Record<string, string>; body: string | null },
+  ): Promise<void> {
+    await this.db.transaction((m) => this.completeIn(m, recordId, response));
+  }
+
+  private async completeIn(
+    m: EntityManager,
+    recordId: string,
+    response: { status: number; headers: Record<string, string>; body: string | null },
+  ): Promise<void> {
+    // By id only: the record stays this request's until a retry takes over a stale claim, which
+    // deletes it (and a record already completed by the request's transaction gets the response
+    // as sent).
+    await this.records.complete(m, recordId, response);
+  }
+
+  /**
+   * Forgets a claim (the request failed with a 5xx), so that a retry runs again. A claim whose
+   * work committed (its answer stored with it) is kept: the effect happened, a retry replays it.
+   */
+  async release(recordId: string): Promise<void> {
+    await this.db.transaction((m) => this.records.deleteInProgress(m, recordId));
+  }
+
+  /** Deletes expired records; returns how many. */
+  async sweep(now = new Date()): Promise<number> {
+    return this.db.transaction((m) => this.records.deleteExpired(m, now));
+  }
+
+  private async sweepQuietly(): Promise<void> {
+    try {
+      const deleted = await this.sweep();
+      if (deleted > 0) this.logger.info({ deleted }, 'expired idempotency records deleted');
+    } catch (err) {
+      this.logger.warn({ err }, 'idempotency sweep failed; it runs again later');
+    }
+  }
+
+  /**
+   * Fastify onSend hook. For a replay: the stored status, headers and body replace what Nest
+   * was about to send. For the request that owns a key: a response below 500 is stored before
+   * it leaves (so a retry that follows it always finds it), a 5xx releases the key.
+   */
+  readonly onSend = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ): Promise<unknown> => {
+    const keyClaim = (request as FastifyRequest & ClaimedRequest).idempotency;
+    if (!keyClaim) return payload;
+    (request as FastifyRequest & ClaimedRequest).idempotency = undefined;
+    const { claim } = keyClaim;
+    if (claim.kind === 'replay') return replay(request, reply, claim.record);
+    // The response is stored below; no later transaction of this request may store it again.
+    keyClaim.settle();
+
+    const storable = payload === undefined || payload === null || typeof payload === 'string';
+    try {
+      if (reply.statusCode >= 500 || !storable) {
+        await this.release(claim.recordId);
+      } else {
+        const headers: Record<string, string> = {};
+        for (const name of STORED_HEADERS) {
+          const value = reply.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        await this.complete(claim.recordId, {
+          status: reply.statusCode,
+          headers,
+          body: typeof payload === 'string' ? payload : null,
+        });
+      }
+    } catch (err) {
+      // The response still goes out; the key stays in progress until its lock runs out.
+      this.logger.error(
+        { err, reqId: request.id },
+        'could not store the idempotent response; a retry after the lock expires runs again',
+      );
+    }
+    return payload;
+  };
+}
+
+/** Sends a stored response again, marked as a replay. */
+function replay(request: FastifyRequest, reply: FastifyReply, record: IdempotencyRecord): unknown {
+  const status = record.responseStatus ?? 200;
+  void reply.code(status);
+  // The response being replaced may carry a Content-Type the
+  // stored response did not have (a 204).
+  const stored = record.responseHeaders ?? {};
+  for (const name of STORED_HEADERS) if (!(name in stored)) reply.removeHeader(name);
+  reply.removeHeader('etag'); // the replaced response's: etagOnSend tags the stored body
+  for (const [name, value] of Object.entries(stored)) void reply.header(name, value);
+  void reply.header('idempotent-replayed', 'true');
+  void reply.header('original-request-id', record.requestId);
+  const body = record.responseBody;
+  // An error envelope's requestId names the request that answers (docs/api.md §3): the
+  // replay's own, as in its X-Request-Id header. Original-Request-Id names the first.
+  if (body !== null && status >= 400) return withRequestId(body, String(request.id));
+  return body;
+}
+
+function withRequestId(body: string, requestId: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed !== null && typeof parsed === 'object' && 'requestId' in parsed) {
+      return JSON.stringify({ ...parsed, requestId });
+    }
+  } catch {
+    // not JSON: send it as it was
+  }
+  return body;
+}

@@ -1,0 +1,115 @@
+import { MIMEType } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../common/errors';
+import { withInexactNumbersMarked } from '../common/json-numbers';
+
+/** docs/api.md §6: request bodies are at most 100 KB. */
+export const BODY_LIMIT_BYTES = 100 * 1024;
+
+/**
+ * The deepest nesting of objects and arrays a body may have (the API's own bodies need 3). 100 KB
+ * of `[[[[…` is 50,000 levels, enough to exhaust the stack of any recursive walk (validation,
+ * the idempotency fingerprint) and turn a bad request into a 500.
+ */
+export const MAX_BODY_NESTING = 32;
+
+/** How deeply objects and arrays nest in a parsed JSON value, without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, depth } = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_BODY_NESTING) return deepest;
+    for (const child of Object.values(current)) pending.push({ value: child, depth: depth + 1 });
+  }
+  return deepest;
+}
+
+/**
+ * Request bodies are JSON in UTF-8 only (docs/api.md §1, §3 and §6): the parser every POST and
+ * PATCH goes through, with the envelope's MALFORMED_JSON for what it refuses.
+ */
+export function registerJsonBodies(fastify: FastifyInstance): void {
+  // Bodies are JSON only: without this Fastify would also parse text/plain (415 instead).
+  fastify.removeContentTypeParser(['text/plain']);
+  // Fastify's own JSON parser (with its prototype-poisoning checks), but a parse failure becomes
+  // the envelope's MALFORMED_JSON rather than a bare 400. The body is read as bytes and decoded
+  // here: only UTF-8 is accepted (415 for another charset), and bytes that are not UTF-8 are a
+  // 400, where Fastify's decoding would have stored U+FFFD in their place.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser(['application/json']);
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer' },
+    (request, bytes, done) => {
+      const charsetError = unsupportedCharset(request.headers['content-type']);
+      if (charsetError) return done(charsetError, undefined);
+      let body: string;
+      try {
+        body = STRICT_UTF8.decode(bytes as Buffer);
+      } catch {
+        return done(
+          new ApiError('validation_error', 'The body is not valid UTF-8', {
+            code: 'MALFORMED_JSON',
+          }),
+          undefined,
+        );
+      }
+      void parseJson(request, body, (err, value) => {
+        if (!err && nestingDepth(value) > MAX_BODY_NESTING) {
+          return done(
+            new ApiError(
+              'validation_error',
+              `The body is nested too deeply: at most ${MAX_BODY_NESTING} levels of objects and arrays`,
+              { code: 'MALFORMED_JSON' },
+            ),
+            undefined,
+          );
+        }
+        // A number JSON.parse would change (12345678901234567890123) fails validation instead.
+        if (!err) return done(null, withInexactNumbersMarked(body, value));
+        const empty = body === '';
+        done(
+          new ApiError(
+            'validation_error',
+            empty
+              ? 'The body is empty but Content-Type says application/json; send a JSON object'
+              : 'The body is not valid JSON',
+            { code: 'MALFORMED_JSON' },
+          ),
+          undefined,
+        );
+      });
+    },
+  );
+}
+
+/** UTF-8 that refuses invalid bytes instead of replacing them (a leading BOM is dropped). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The labels of UTF-8 a client may name in `charset` (WHATWG Encoding), in lower case. */
+const UTF8_LABELS = new Set(['utf-8', 'utf8']);
+
+/**
+ * A 415 for a JSON body declared in a charset other than UTF-8 (docs/api.md §1: bodies are
+ * `application/json; charset=utf-8`); no charset means UTF-8 (RFC 8259).
+ */
+function unsupportedCharset(contentType: string | undefined): ApiError | undefined {
+  if (contentType === 'application/json' || contentType === 'application/json; charset=utf-8') {
+    return undefined;
+  }
+  let charset: string | null;
+  try {
+    charset = new MIMEType(contentType ?? '').params.get('charset');
+  } catch {
+    charset = '(unreadable)';
+  }
+  if (charset === null || UTF8_LABELS.has(charset.toLowerCase())) return undefined;
+  return new ApiError(
+    'unsupported_media_type',
+    'Request bodies must be JSON in UTF-8: send Content-Type: application/json (or application/json; charset=utf-8)',
+    { code: 'UNSUPPORTED_MEDIA_TYPE' },
+  );
+}

@@ -1,0 +1,62 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import type { FastifyRequest } from 'fastify';
+import { ValidationFailedError } from '../common/errors';
+
+/**
+ * What a handler takes from the query string: `'dto'` when a whole @Query() object (its DTO
+ * validates the names, as every list does), else the names of its @Query('name') parameters
+ * (none for most routes).
+ */
+type QueryShape = 'dto' | ReadonlySet<string>;
+
+function queryShapeOf(controller: object, handler: { name: string }): QueryShape {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<
+    string,
+    { data?: unknown }
+  >;
+  const names = new Set<string>();
+  for (const [key, arg] of Object.entries(args)) {
+    if (key.split(':')[0] !== String(RouteParamtypes.QUERY)) continue;
+    if (typeof arg.data !== 'string') return 'dto';
+    names.add(arg.data);
+  }
+  return names;
+}
+
+/**
+ * A global guard (after the bearer guard): a query parameter that the route does not take is a
+ * 400 naming it, on every route, writes and single-resource reads included, as lists already
+ * answer. A parameter silently ignored hides a client's mistake, and invites secrets into URLs
+ * (`?access_token=…`), which proxies and logs keep.
+ */
+@Injectable()
+export class KnownQueryGuard implements CanActivate {
+  private readonly shapes = new WeakMap<object, QueryShape>();
+
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const names = Object.keys(query);
+    if (names.length === 0) return true;
+    const handler = context.getHandler();
+    let shape = this.shapes.get(handler);
+    if (shape === undefined) {
+      shape = queryShapeOf(context.getClass(), handler);
+      this.shapes.set(handler, shape);
+    }
+    if (shape === 'dto') return true; // the validation pipe checks it against the DTO
+    const allowed = shape;
+    const unknown = names.filter((name) => !allowed.has(name));
+    if (unknown.length === 0) return true;
+    throw new ValidationFailedError(
+      unknown.map((field) => ({
+        field,
+        code: 'unknown_field',
+        message: 'is not a query parameter of this route',
+      })),
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError } from '../common/errors';
+import { IdempotencyService } from './idempotency/idempotency.service';
+import { registerRequestLog } from './logging';
+import { etagOnSend, etagPreSerialization } from './conditional-requests';
+import { Connections } from './connections';
+import { toErrorResponse } from './error-envelope';
+import { registerJsonBodies } from './json-body';
+import { RateLimiter } from './rate-limit';
+import { RouteTable } from './route-table';
+import { SecurityHeaders, registerSecurityHeaders } from './security-headers';
+
+/**
+ * The request's path through the platform: every Fastify hook, in the order a request meets
+ * them (docs/architecture.md, "The request's path"). What Nest adds in the middle (the bearer
+ * guard, the idempotency claim, the validation pipe, the handler, the exception filter) is
+ * registered by PlatformModule. Hooks of one kind run in the order they are added here.
+ */
+export async function installRequestPath(
+  app: NestFastifyApplication,
+  parts: { headers: SecurityHeaders; connections: Connections; logger: Logger },
+): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+
+  // Routing: the methods of every path, so a known path with another method answers 405 with
+  // Allow (RouteTable). Paths the router refuses outright answer through answerUnroutable.
+  const routes = app.get(RouteTable);
+  fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
+
+  // onRequest 1: the request id (docs/api.md §6) on every answer, errors included.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  // onRequest 2: the security headers.
+  registerSecurityHeaders(fastify, parts.headers);
+  // onRequest 3: the connection's latest request, and the 503 of a server that is closing.
+  parts.connections.register(fastify);
+  // onRequest 4: the rate limit per API key, after the headers above so a 429 carries them.
+  await app.get(RateLimiter).register(fastify);
+
+  // Body parsing: JSON in UTF-8 only, errors in the envelope.
+  registerJsonBodies(fastify);
+
+  // Nest: bearer guard → idempotency claim (route guard) → validation pipe → handler →
+  // exception filter (PlatformModule's APP_* providers, @Idempotent()).
+
+  // preSerialization: the ETag of a resource the handler returned.
+  fastify.addHook('preSerialization', etagPreSerialization);
+  // onSend 1: an idempotent replay, or the storing of the answer of a request that owns a key.
+  const idempotency = app.get(IdempotencyService);
+  fastify.addHook('onSend', idempotency.onSend);
+  // onSend 2: the ETag of a replayed body, and 304 for a current If-None-Match.
+  fastify.addHook('onSend', etagOnSend);
+
+  // onResponse: one log line per request, secrets redacted.
+  registerRequestLog(fastify, parts.logger);
+}
+
+/**
+ * Fastify's router refuses a path before any hook runs when a parameter is longer than
+ * maxParamLength or is not valid percent-encoding. Such an id cannot exist: answer the 404 a
+ * missing resource gets, in the envelope, with the request id and the security headers.
+ */
+export function answerUnroutable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  securityHeaders: Record<string, string>,
+): void {
+  const response = toErrorResponse(
+    new ApiError('not_found', `No such resource: ${request.url.split('?')[0].slice(0, 200)}`, {
+      code: 'RESOURCE_NOT_FOUND',
+    }),
+    String(request.id),
+  );
+  // No onRequest hook has run: the headers they set on every answer are set here.
+  void reply
+    .status(response.status)
+    .header('x-request-id', request.id)
+    .headers(securityHeaders)
+    .header('cache-control', 'no-store')
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(response.body);
+}

@@ -1,0 +1,122 @@
+import { DataSource } from 'typeorm';
+import { hashApiKey } from '../../src/auth/api-keys.service';
+import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
+import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
+import { runCli, runTs, startServer } from '../helpers/processes';
+
+/** Start-up, configuration, shutdown and the command line, as separate processes. */
+describe(`operations (${TEST_DIALECT})`, () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    env = {
+      DATABASE_URL: database.url,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      NODE_ENV: 'development',
+    };
+  });
+  afterEach(() => database.drop());
+
+  async function keyIsLive(apiKey: string): Promise<boolean> {
+    const ds = new DataSource(
+      database.dialect === 'postgres'
+        ? { type: 'postgres', url: database.url }
+        : { type: 'better-sqlite3', database: database.url.slice('sqlite:'.length) },
+    );
+    await ds.initialize();
+    try {
+      const rows: unknown[] = await ds.query(
+        `SELECT id FROM api_keys WHERE key_hash = ${database.dialect === 'postgres' ? '$1' : '?'} AND revoked_at IS NULL`,
+        [hashApiKey(apiKey)],
+      );
+      return rows.length === 1;
+    } finally {
+      await ds.destroy();
+    }
+  }
+
+  it('stops with a message naming each bad variable and a non-zero exit', async () => {
+    const result = await runTs('src/main.ts', [], {
+      ...env,
+      PORT: 'abc',
+      RATE_LIMIT_PER_SECOND: '-3',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('PORT');
+    expect(result.stderr).toContain('RATE_LIMIT_PER_SECOND');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints one development key on the first start of an empty database, and never again', async () => {
+    const first = await startServer(env);
+    expect(await first.stop()).toBe(0);
+    const key = /sk_test_[0-9A-Za-z]{32}/.exec(first.output())?.[0];
+    expect(key).toBeDefined();
+    expect(first.output()).toContain('api-keys:create');
+    expect(await keyIsLive(key!)).toBe(true);
+
+    const second = await startServer(env);
+    expect(await second.stop()).toBe(0);
+    expect(second.output()).not.toMatch(/sk_(test|live)_/);
+  });
+
+  it('creates BOOTSTRAP_API_KEY and its organization, and never prints it', async () => {
+    const key = 'sk_live_' + 'B'.repeat(32);
+    const server = await startServer({
+      ...env,
+      BOOTSTRAP_API_KEY: key,
+      BOOTSTRAP_ORGANIZATION_NAME: 'Acme',
+    });
+    const res = await fetch(`${server.url}/v0/anything`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(res.status).toBe(404);
+    expect(await server.stop()).toBe(0);
+    expect(server.output()).not.toContain(key);
+    expect(await keyIsLive(key)).toBe(true);
+  });
+
+  it('shuts down on SIGTERM with exit code 0 and says so in the log', async () => {
+    const server = await startServer({ ...env, NODE_ENV: 'test' });
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(server.output()).toContain('SIGTERM received');
+    // At info, what happened; Nest's inventory of modules and routes is at debug.
+    expect(server.output()).not.toMatch(/Mapped \{|dependencies initialized/);
+    expect(server.output()).toContain('Nest application successfully started');
+  });
+
+  it('manages organizations and API keys from the command line, printing JSON last', async () => {
+    const org = await runCli(['organizations:create', '--name', 'Acme'], env);
+    expect(org.code).toBe(0);
+    expect(org.json).toMatchObject({ id: expect.stringMatching(/^org_/), name: 'Acme' });
+
+    const key = await runCli(['api-keys:create', '--organization', org.json.id], env);
+    expect(key.code).toBe(0);
+    expect(key.json).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      organizationId: org.json.id,
+      apiKey: expect.stringMatching(/^sk_live_[0-9A-Za-z]{32}$/),
+    });
+    expect(await keyIsLive(key.json.apiKey)).toBe(true);
+
+    const list = await runCli(['api-keys:list', '--organization', org.json.id], env);
+    expect(list.json.data).toHaveLength(1);
+    expect(JSON.stringify(list.json)).not.toContain(key.json.apiKey);
+
+    const revoked = await runCli(['api-keys:revoke', '--id', key.json.id], env);
+    expect(revoked.json.revokedAt).toEqual(expect.any(String));
+    expect(await keyIsLive(key.json.apiKey)).toBe(false);
+
+    const missing = await runCli(
+      ['api-keys:create', '--organization', 'org_00000000000000000000000000'],
+      env,
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.json).toMatchObject({ error: 'not_found' });
+
+    const unknown = await runCli(['bogus'], env);
+    expect(unknown.code).toBe(2);
+  });
+});

@@ -1,0 +1,139 @@
+import { ResourceKind, RESOURCES, createVia } from '../helpers/resources';
+import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+
+/**
+ * The promises every resource keeps (docs/api.md §1, §2 and §6), checked once for all of them:
+ * another organization's resource and a malformed id answer 404, a stale If-Match 412, a current
+ * If-None-Match 304, a PATCH that changes nothing keeps the ETag, and a create answers with a
+ * Location header that a replay of its Idempotency-Key repeats.
+ */
+describe.each(RESOURCES.map((r) => [r.name, r] as [string, ResourceKind]))(
+  'every resource: %s',
+  (_, kind) => {
+    let t: TestApp;
+    let tenant: TestTenant;
+    let other: TestTenant;
+
+    beforeAll(async () => {
+      t = await startTestApp();
+      tenant = await t.createTenant('Owner');
+      other = await t.createTenant('Other');
+    });
+    afterAll(() => t.close());
+
+    const create = async () => createVia(t, tenant, kind.path, await kind.createBody(t, tenant));
+
+    it('answers 404 to another organization, exactly as to a missing id', async () => {
+      const { id } = await create();
+      const get = await t.http().get(`${kind.path}/${id}`).set(other.auth);
+      expectErrorEnvelope(get, 404, 'not_found');
+      const patch = await t.http().patch(`${kind.path}/${id}`).set(other.auth).send(kind.change);
+      expectErrorEnvelope(patch, 404, 'not_found');
+      if (kind.deletable) {
+        const del = await t.http().delete(`${kind.path}/${id}`).set(other.auth);
+        expectErrorEnvelope(del, 404, 'not_found');
+      }
+      const missing = await t
+        .http()
+        .get(`${kind.path}/${id.slice(0, -4)}ZZZZ`)
+        .set(other.auth);
+      expect({ ...get.body, requestId: null }).toEqual({
+        ...missing.body,
+        message: get.body.message,
+        requestId: null,
+      });
+      // The owner's resource is untouched.
+      await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+    });
+
+    it('answers 404, never a 500, to a malformed id', async () => {
+      for (const id of ['nope', 'prod_', "x'; DROP TABLE plans; --", '%E2%82%AC']) {
+        const res = await t.http().get(`${kind.path}/${id}`).set(tenant.auth);
+        expectErrorEnvelope(res, 404, 'not_found');
+        const patch = await t.http().patch(`${kind.path}/${id}`).set(tenant.auth).send({});
+        expectErrorEnvelope(patch, 404, 'not_found');
+      }
+    });
+
+    it('answers 412 to a PATCH with a stale If-Match and changes nothing', async () => {
+      const { id } = await create();
+      const first = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+      const stale = first.headers.etag;
+      await t.http().patch(`${kind.path}/${id}`).set(tenant.auth).send(kind.change).expect(200);
+      const after = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+      const res = await t
+        .http()
+        .patch(`${kind.path}/${id}`)
+        .set(tenant.auth)
+        .set('If-Match', stale)
+        .send({});
+      expectErrorEnvelope(res, 412, 'precondition_failed');
+      const now = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+      expect(now.body).toEqual(after.body);
+      await t
+        .http()
+        .patch(`${kind.path}/${id}`)
+        .set(tenant.auth)
+        .set('If-Match', now.headers.etag)
+        .send({})
+        .expect(200);
+    });
+
+    it('answers 304 without a body to If-None-Match with the current ETag', async () => {
+      const { id } = await create();
+      const first = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+      const res = await t
+        .http()
+        .get(`${kind.path}/${id}`)
+        .set(tenant.auth)
+        .set('If-None-Match', first.headers.etag);
+      expect(res.status).toBe(304);
+      expect(res.text ?? '').toBe('');
+      expect(res.headers.etag).toBe(first.headers.etag);
+    });
+
+    it('keeps the ETag and updatedAt through a PATCH that changes nothing', async () => {
+      const created = await create();
+      const first = await t.http().get(`${kind.path}/${created.id}`).set(tenant.auth).expect(200);
+      const res = await t
+        .http()
+        .patch(`${kind.path}/${created.id}`)
+        .set(tenant.auth)
+        .send({})
+        .expect(200);
+      expect(res.headers.etag).toBe(first.headers.etag);
+      expect(res.body.updatedAt).toBe(first.body.updatedAt);
+      const changed = await t
+        .http()
+        .patch(`${kind.path}/${created.id}`)
+        .set(tenant.auth)
+        .send(kind.change)
+        .expect(200);
+      expect(changed.headers.etag).not.toBe(first.headers.etag);
+    });
+
+    it('sends Location on create, and again on the replay of its Idempotency-Key', async () => {
+      const body = await kind.createBody(t, tenant);
+      const key = `location-${kind.path}`;
+      const first = await t
+        .http()
+        .post(kind.path)
+        .set(tenant.auth)
+        .set('Idempotency-Key', key)
+        .send(body)
+        .expect(201);
+      expect(first.headers.location).toBe(`${kind.path}/${first.body.id}`);
+      await t.http().get(first.headers.location).set(tenant.auth).expect(200);
+      const replay = await t
+        .http()
+        .post(kind.path)
+        .set(tenant.auth)
+        .set('Idempotency-Key', key)
+        .send(body)
+        .expect(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers.location).toBe(first.headers.location);
+      expect(replay.body).toEqual(first.body);
+    });
+  },
+);
