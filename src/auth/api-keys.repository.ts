@@ -24,6 +24,11 @@ export class ApiKeysRepository {
     return m.findOneBy(Organization, { id });
   }
 
+  /** Every organization, newest first. */
+  organizations(m: EntityManager): Promise<Organization[]> {
+    return m.find(Organization, { order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
   countOrganizations(m: EntityManager): Promise<number> {
     return m.count(Organization);
   }

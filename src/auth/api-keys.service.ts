@@ -176,6 +176,12 @@ export class ApiKeysService {
     return organizationView(org);
   }
 
+  /** Every organization, newest first: how an operator finds the one a lost key belonged to. */
+  async listOrganizations(): Promise<OrganizationView[]> {
+    const organizations = await this.db.read((m) => this.repository.organizations(m));
+    return organizations.map(organizationView);
+  }
+
   /** Creates a key and returns it in full: the only time it is ever shown. */
   async createApiKey(
     organizationId: string,

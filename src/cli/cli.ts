@@ -12,6 +12,7 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]
 
 Commands:
   organizations:create --name <name>
+  organizations:list
   api-keys:create --organization <org_id> [--mode live|test]
   api-keys:list --organization <org_id>
   api-keys:revoke --id <key_id>
@@ -42,6 +43,8 @@ export async function runCommand(service: ApiKeysService, argv: string[]): Promi
   switch (command) {
     case 'organizations:create':
       return service.createOrganization(required(values, 'name'));
+    case 'organizations:list':
+      return { data: await service.listOrganizations() };
     case 'api-keys:create': {
       const mode = values.mode ?? 'live';
       if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');

@@ -119,4 +119,19 @@ describe(`operations (${TEST_DIALECT})`, () => {
     const unknown = await runCli(['bogus'], env);
     expect(unknown.code).toBe(2);
   });
+
+  it('lists every organization, newest first, so a lost key can be traced to its own', async () => {
+    const first = await runCli(['organizations:create', '--name', 'First Ltd'], env);
+    const second = await runCli(['organizations:create', '--name', 'Second Ltd'], env);
+    const list = await runCli(['organizations:list'], env);
+    expect(list.code).toBe(0);
+    const data = list.json.data as { id: string; name: string; object: string }[];
+    const ids = data.map((o) => o.id);
+    expect(ids).toContain(first.json.id);
+    expect(ids.indexOf(second.json.id)).toBeLessThan(ids.indexOf(first.json.id));
+    expect(data.find((o) => o.id === first.json.id)).toMatchObject({
+      object: 'organization',
+      name: 'First Ltd',
+    });
+  });
 });
