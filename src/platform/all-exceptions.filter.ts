@@ -4,7 +4,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { ApiError } from '../common/errors';
 import { toErrorResponse } from './error-envelope';
 import { clientHungUp } from './connections';
-import { RouteTable } from './route-table';
+import { RouteTable, routerPath } from './route-table';
 
 /**
  * The one exception filter (APP_FILTER): whatever was thrown, the client gets the envelope of
@@ -41,8 +41,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   /** A route that exists with other methods answers 405 with Allow, not 404. */
   private translate(exception: unknown, request: FastifyRequest): unknown {
     if (!(exception instanceof NotFoundException) || request.routeOptions?.url) return exception;
-    const path = request.url.split('?')[0];
-    const allowed = this.routes.methodsFor(path);
+    const path = routerPath(request.url);
+    const allowed = this.routes.methodsFor(request.url);
     if (allowed.length > 0) {
       return new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}`, {
         headers: { Allow: allowed.join(', ') },

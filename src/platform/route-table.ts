@@ -33,9 +33,38 @@ export class RouteTable {
     );
   }
 
-  methodsFor(path: string): string[] {
+  /**
+   * The methods of the routes that a request target reaches, spelled however it was sent: the
+   * target is first read as the router reads it (see routerPath).
+   */
+  methodsFor(target: string): string[] {
+    const path = routerPath(target);
     const methods = new Set<string>();
     for (const r of this.routes) if (r.pattern.test(path)) r.methods.forEach((m) => methods.add(m));
     return [...methods].filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
   }
+}
+
+/**
+ * A request target as Fastify's router reads it: without the query, the scheme and authority of
+ * an absolute-form target (`http://host/v0/products`), and with each segment percent-decoded
+ * (`/v%30/products` is `/v0/products`). A segment whose decoding would hold a `/` or fails stays
+ * as sent, so it can only fail to match.
+ */
+export function routerPath(target: string): string {
+  let path = target.split('?')[0];
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/.exec(path);
+  if (authority) path = path.slice(authority[0].length) || '/';
+  return path
+    .split('/')
+    .map((segment) => {
+      if (!segment.includes('%')) return segment;
+      try {
+        const decoded = decodeURIComponent(segment);
+        return decoded.includes('/') ? segment : decoded;
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
 }

@@ -121,4 +121,24 @@ describe(`Idempotency-Key whatever the request target's spelling (${TEST_DIALECT
     );
     expect(record.request_path).toBe(`/v0/products/${id}`);
   });
+
+  it('answers a wrong method on a known route 405 however the target is spelled', async () => {
+    for (const target of [
+      '/v0/products',
+      '/v%30/products',
+      `http://127.0.0.1:${port}/v0/products`,
+      `http://127.0.0.1:${port}/%76%30/products`,
+    ]) {
+      const answer = await send('DELETE', target, {});
+      expect({ target, status: answer.status, allow: answer.headers.allow }).toEqual({
+        target,
+        status: 405,
+        allow: 'GET, POST',
+      });
+      expect(answer.body).toMatchObject({ error: 'method_not_allowed' });
+    }
+    // A path that does not exist stays a 404, spelled either way.
+    expect((await send('DELETE', '/v%30/nothing', {})).status).toBe(404);
+    expect((await send('DELETE', `http://127.0.0.1:${port}/v0/products/`, {})).status).toBe(404);
+  });
 });
