@@ -93,5 +93,7 @@ function setupDocs(app: NestFastifyApplication): void {
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
+    // The key a reader authorized with survives a reload of the page (kept in its localStorage).
+    swaggerOptions: { persistAuthorization: true },
   });
 }

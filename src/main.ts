@@ -1,5 +1,6 @@
 import './runtime';
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
@@ -23,6 +24,13 @@ async function bootstrap(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen(config.port, config.host);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  app
+    .get(Logger)
+    .log(
+      `Listening on ${config.host}:${port}: http://${host}:${port} (API docs: http://${host}:${port}/docs)`,
+    );
 
   // SIGTERM: stop taking connections, finish requests in flight, close the database, exit 0.
   let stopping = false;

@@ -10,6 +10,17 @@ class HealthResponse {
   status: 'ok';
 }
 
+class RootResponse {
+  /** What this is. */
+  message: string;
+  /** Swagger UI. */
+  docs: '/docs';
+  /** The OpenAPI document. */
+  openapi: '/docs-json';
+  /** Liveness. */
+  health: '/healthz';
+}
+
 class ReadinessResponse {
   status: 'ok';
   /** `up` when the database answered. */
@@ -21,6 +32,19 @@ class ReadinessResponse {
 @Controller()
 export class HealthController {
   constructor(private readonly db: Database) {}
+
+  /** The root: where the API's documentation is. */
+  @Get()
+  @ApiOkResponse({ type: RootResponse })
+  root(): RootResponse {
+    return {
+      message:
+        'Billing API: resources live under /v0 and need an API key; the documentation is at /docs',
+      docs: '/docs',
+      openapi: '/docs-json',
+      health: '/healthz',
+    };
+  }
 
   /** Liveness: the process is up and serving HTTP. */
   @Get('healthz')

@@ -38,6 +38,17 @@ describe(`service foundation (${TEST_DIALECT})`, () => {
       });
       expect(doc.body.components.schemas.ErrorEnvelope.properties).toHaveProperty('requestId');
     });
+
+    it('answers GET / without a key, pointing to the docs', async () => {
+      const res = await t.http().get('/').expect(200);
+      expect(res.body).toMatchObject({ docs: '/docs', openapi: '/docs-json', health: '/healthz' });
+      await t.http().get(res.body.docs).redirects(1).expect(200);
+    });
+
+    it('keeps the key a reader authorized Swagger UI with across a reload', async () => {
+      const init = await t.http().get('/docs/swagger-ui-init.js').expect(200);
+      expect(init.text).toMatch(/"persistAuthorization":\s*true/);
+    });
   });
 
   describe('authentication', () => {

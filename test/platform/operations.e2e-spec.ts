@@ -85,6 +85,10 @@ describe(`operations (${TEST_DIALECT})`, () => {
     // At info, what happened; Nest's inventory of modules and routes is at debug.
     expect(server.output()).not.toMatch(/Mapped \{|dependencies initialized/);
     expect(server.output()).toContain('Nest application successfully started');
+    // The start-up line says where it listens and where the docs are.
+    expect(server.output()).toMatch(
+      /Listening on [^ ]+:\d+: http:\/\/[^ ]+:\d+ \(API docs: http:\/\/[^ ]+\/docs\)/,
+    );
   });
 
   it('manages organizations and API keys from the command line, printing JSON last', async () => {
