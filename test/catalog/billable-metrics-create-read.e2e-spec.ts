@@ -1,4 +1,10 @@
-import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+import {
+  TestApp,
+  TestTenant,
+  expectErrorEnvelope,
+  resourceClient,
+  startTestApp,
+} from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {
   METRIC_KEYS,
@@ -27,17 +33,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
-  const create = (tenant: TestTenant, body: unknown) =>
-    t
-      .http()
-      .post('/v0/billableMetrics')
-      .set(tenant.auth)
-      .send(body as object);
-  const get = (tenant: TestTenant, id: string) =>
-    t
-      .http()
-      .get(`/v0/billableMetrics/${encodeURIComponent(id)}`)
-      .set(tenant.auth);
+  const { create, get } = resourceClient(() => t, '/v0/billableMetrics');
   const list = (tenant: TestTenant, query = '') =>
     t.http().get(`/v0/billableMetrics${query}`).set(tenant.auth);
   const total = async (tenant: TestTenant) =>

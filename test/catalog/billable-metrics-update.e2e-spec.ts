@@ -1,5 +1,11 @@
 import { etagOf } from '../../src/platform/etag';
-import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+import {
+  TestApp,
+  TestTenant,
+  expectErrorEnvelope,
+  resourceClient,
+  startTestApp,
+} from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {
   ISO_UTC,
@@ -26,25 +32,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
-  const create = (tenant: TestTenant, body: unknown) =>
-    t
-      .http()
-      .post('/v0/billableMetrics')
-      .set(tenant.auth)
-      .send(body as object);
-  const get = (tenant: TestTenant, id: string) =>
-    t
-      .http()
-      .get(`/v0/billableMetrics/${encodeURIComponent(id)}`)
-      .set(tenant.auth);
-  const patch = (tenant: TestTenant, id: string, body: unknown, ifMatch?: string) => {
-    const req = t
-      .http()
-      .patch(`/v0/billableMetrics/${encodeURIComponent(id)}`)
-      .set(tenant.auth);
-    if (ifMatch !== undefined) void req.set('If-Match', ifMatch);
-    return req.send(body as object);
-  };
+  const { create, get, patch } = resourceClient(() => t, '/v0/billableMetrics');
 
   /** A valid SUM metric on the tenant's product, with overrides. */
   const sumMetric = (productId: string, body: object = {}) => ({

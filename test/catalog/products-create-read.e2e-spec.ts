@@ -1,4 +1,10 @@
-import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+import {
+  TestApp,
+  TestTenant,
+  expectErrorEnvelope,
+  resourceClient,
+  startTestApp,
+} from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {
   PRODUCT_KEYS,
@@ -21,17 +27,7 @@ describe(`products (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
-  const create = (tenant: TestTenant, body: unknown) =>
-    t
-      .http()
-      .post('/v0/products')
-      .set(tenant.auth)
-      .send(body as object);
-  const get = (tenant: TestTenant, id: string) =>
-    t
-      .http()
-      .get(`/v0/products/${encodeURIComponent(id)}`)
-      .set(tenant.auth);
+  const { create, get } = resourceClient(() => t, '/v0/products');
   const list = (tenant: TestTenant, query = '') =>
     t.http().get(`/v0/products${query}`).set(tenant.auth);
   const total = async (tenant: TestTenant) =>

@@ -1,5 +1,11 @@
 import { etagOf } from '../../src/platform/etag';
-import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
+import {
+  TestApp,
+  TestTenant,
+  expectErrorEnvelope,
+  resourceClient,
+  startTestApp,
+} from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {
   PRODUCT_KEYS,
@@ -21,25 +27,7 @@ describe(`products (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
-  const create = (tenant: TestTenant, body: unknown) =>
-    t
-      .http()
-      .post('/v0/products')
-      .set(tenant.auth)
-      .send(body as object);
-  const get = (tenant: TestTenant, id: string) =>
-    t
-      .http()
-      .get(`/v0/products/${encodeURIComponent(id)}`)
-      .set(tenant.auth);
-  const patch = (tenant: TestTenant, id: string, body: unknown, ifMatch?: string) => {
-    const req = t
-      .http()
-      .patch(`/v0/products/${encodeURIComponent(id)}`)
-      .set(tenant.auth);
-    if (ifMatch !== undefined) void req.set('If-Match', ifMatch);
-    return req.send(body as object);
-  };
+  const { create, get, patch } = resourceClient(() => t, '/v0/products');
 
   async function createProduct(tenant: TestTenant, body: object = {}) {
     const res = await create(tenant, { name: 'Widget', ...body }).expect(201);

@@ -101,3 +101,25 @@ export function expectErrorEnvelope(
     /\bat .+\.(ts|js):\d+|SELECT |INSERT |sk_(live|test)_/,
   );
 }
+
+/**
+ * Create, retrieve and update calls on one collection as a tenant, for suites that share a
+ * started app (`app` is read at call time, after beforeAll has started it).
+ */
+export function resourceClient(app: () => TestApp, collection: string) {
+  const one = (id: string) => `${collection}/${encodeURIComponent(id)}`;
+  return {
+    create: (tenant: TestTenant, body: unknown) =>
+      app()
+        .http()
+        .post(collection)
+        .set(tenant.auth)
+        .send(body as object),
+    get: (tenant: TestTenant, id: string) => app().http().get(one(id)).set(tenant.auth),
+    patch: (tenant: TestTenant, id: string, body: unknown, ifMatch?: string) => {
+      const req = app().http().patch(one(id)).set(tenant.auth);
+      if (ifMatch !== undefined) void req.set('If-Match', ifMatch);
+      return req.send(body as object);
+    },
+  };
+}
