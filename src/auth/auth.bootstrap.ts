@@ -33,10 +33,13 @@ export class AuthBootstrap implements OnApplicationBootstrap {
     process.stdout.write(
       [
         '',
-        `Development API key for organization ${org.id} (shown once, keep it):`,
+        `Test-mode API key for the Development organization ${org.id} (shown once, keep it):`,
         `  ${key.apiKey}`,
+        'It works in test mode: it sees only test data, and bank accounts are verified by the sandbox.',
         `Try: curl -H "Authorization: Bearer ${key.apiKey}" http://localhost:${this.config.port}/v0/plans`,
-        'Make more with: npm run -s cli -- api-keys:create --organization ' + org.id,
+        'Make more with: npm run -s cli -- api-keys:create --organization ' +
+          org.id +
+          ' --mode test|live',
         '',
       ].join('\n') + '\n',
     );

@@ -1,10 +1,9 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentOrganization } from '../auth/current-organization.decorator';
+import { Caller, CurrentCaller } from '../events/caller';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import type { CommitHook } from '../database/commit-hook';
-import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { BillableMetricsService } from './billable-metrics.service';
 import { BillableMetricListResponse, BillableMetricResponse } from './dto/billable-metric.response';
@@ -29,27 +28,23 @@ export class BillableMetricsController {
   @Created(BillableMetricResponse, { description: 'The new billable metric' })
   @Idempotent()
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId is another organization' })
-  create(
-    @CurrentOrganization() org: string,
-    @Body() body: CreateBillableMetricDto,
-    @IdempotencyCommit() commit?: CommitHook,
-  ) {
-    return this.metrics.create(org, body, commit);
+  create(@CurrentCaller() caller: Caller, @Body() body: CreateBillableMetricDto) {
+    return this.metrics.create(caller, body);
   }
 
   /** List billable metrics, newest first */
   @Get()
   @ApiOkResponse({ type: BillableMetricListResponse, description: 'One page of billable metrics' })
-  list(@CurrentOrganization() org: string, @Query() query: ListBillableMetricsQueryDto) {
-    return this.metrics.list(org, query);
+  list(@CurrentCaller() caller: Caller, @Query() query: ListBillableMetricsQueryDto) {
+    return this.metrics.list(caller.principal, query);
   }
 
   /** Retrieve a billable metric */
   @Get(':id')
   @ApiOkResponse({ type: BillableMetricResponse, description: 'The billable metric' })
   @ApiNotFound('billable metric')
-  get(@CurrentOrganization() org: string, @Param('id') id: string) {
-    return this.metrics.get(org, id);
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.metrics.get(caller.principal, id);
   }
 
   /**
@@ -63,12 +58,11 @@ export class BillableMetricsController {
   @ApiOkResponse({ type: BillableMetricResponse, description: 'The updated billable metric' })
   @ApiNotFound('billable metric')
   update(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() body: UpdateBillableMetricDto,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.metrics.update(org, id, body, ifMatch, commit);
+    return this.metrics.update(caller, id, body, ifMatch);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere } from 'typeorm';
+import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
 import { BillableMetric } from './entities/billable-metric.entity';
 
@@ -14,43 +15,40 @@ export class BillableMetricsRepository {
     await m.insert(BillableMetric, metric);
   }
 
-  find(m: EntityManager, organizationId: string, id: string): Promise<BillableMetric | null> {
-    return m.findOneBy(BillableMetric, { id, organizationId });
+  find(m: EntityManager, tenant: Tenant, id: string): Promise<BillableMetric | null> {
+    return m.findOneBy(BillableMetric, { id, ...ownedBy(tenant) });
   }
 
   /** The metric, locked for a read-modify-write on PostgreSQL (SQLite serializes writes). */
-  findForUpdate(
-    m: EntityManager,
-    organizationId: string,
-    id: string,
-  ): Promise<BillableMetric | null> {
-    return m.findOne(BillableMetric, { where: { id, organizationId }, lock: this.db.rowLock });
+  findForUpdate(m: EntityManager, tenant: Tenant, id: string): Promise<BillableMetric | null> {
+    return m.findOne(BillableMetric, { where: { id, ...ownedBy(tenant) }, lock: this.db.rowLock });
   }
 
-  exists(m: EntityManager, organizationId: string, id: string): Promise<boolean> {
-    return m.exists(BillableMetric, { where: { id, organizationId } });
+  exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
+    return m.exists(BillableMetric, { where: { id, ...ownedBy(tenant) } });
   }
 
   /**
-   * The product of each of the organization's metrics among `ids` (distinct, well-formed ids);
+   * The product of each of the organization's metrics (in this mode) among `ids` (distinct, well-formed ids);
    * missing ones are absent. Constant SQL, one text per count: plan writes ask it for every
    * listed price (BENCHMARKS.md, plans' hot path).
    */
   async productsOf(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     ids: readonly string[],
   ): Promise<Map<string, string>> {
     let text = this.productsOfSql.get(ids.length);
     if (text === undefined) {
       text =
         'SELECT "id", "product_id" FROM "billable_metrics" ' +
-        `WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "organization_id" = ?`;
+        `WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "organization_id" = ? AND "livemode" = ?`;
       this.productsOfSql.set(ids.length, text);
     }
     const rows = await this.db.rows<{ id: string; product_id: string }>(m, text, [
       ...ids,
-      organizationId,
+      tenant.organizationId,
+      tenant.livemode,
     ]);
     return new Map(rows.map((row) => [row.id, row.product_id]));
   }
@@ -58,11 +56,11 @@ export class BillableMetricsRepository {
   /** A page of the organization's metrics (of one product, when given), newest first, and their total. */
   page(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     filter: { productId?: string },
     page: { limit: number; offset: number },
   ): Promise<[BillableMetric[], number]> {
-    const where: FindOptionsWhere<BillableMetric> = { organizationId };
+    const where: FindOptionsWhere<BillableMetric> = ownedBy(tenant);
     if (filter.productId !== undefined) where.productId = filter.productId;
     return m.findAndCount(BillableMetric, {
       where,
@@ -74,10 +72,10 @@ export class BillableMetricsRepository {
 
   async update(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     id: string,
     changes: Partial<BillableMetric>,
   ): Promise<void> {
-    await m.update(BillableMetric, { id, organizationId }, changes);
+    await m.update(BillableMetric, { id, ...ownedBy(tenant) }, changes);
   }
 }

@@ -3,9 +3,11 @@ import { NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
+import { Tenant } from '../common/tenant';
+import { Caller } from '../events/caller';
+import { EventsService } from '../events/events.service';
 import { BillableMetricsRepository } from './billable-metrics.repository';
 import { CatalogService } from './catalog.service';
 import { BillableMetricResponse, toBillableMetricResponse } from './dto/billable-metric.response';
@@ -22,20 +24,19 @@ export class BillableMetricsService {
     private readonly db: Database,
     private readonly catalog: CatalogService,
     private readonly metrics: BillableMetricsRepository,
+    private readonly events: EventsService,
   ) {}
 
-  async create(
-    organizationId: string,
-    dto: CreateBillableMetricDto,
-    commit?: CommitHook,
-  ): Promise<BillableMetricResponse> {
+  async create(caller: Caller, dto: CreateBillableMetricDto): Promise<BillableMetricResponse> {
+    const { organizationId, livemode } = caller.principal;
     assertOwnMerchant(organizationId, dto.merchantId);
     return this.db.transaction(async (m) => {
-      await this.catalog.requireProduct(m, organizationId, dto.productId, 'productId');
+      await this.catalog.requireProduct(m, caller.principal, dto.productId, 'productId');
       const now = new Date();
       const metric: BillableMetric = {
         id: newId(ID_PREFIXES.billableMetric),
         organizationId,
+        livemode,
         productId: dto.productId,
         name: dto.name,
         description: normalizeDescription(dto.description),
@@ -47,41 +48,43 @@ export class BillableMetricsService {
         updatedAt: now,
       };
       await this.metrics.insert(m, metric);
-      return toBillableMetricResponse(metric);
-    }, commit);
+      const response = toBillableMetricResponse(metric);
+      await this.events.record(m, { ...caller, type: 'billableMetric.created', object: response });
+      return response;
+    }, caller.commit);
   }
 
-  async get(organizationId: string, id: string): Promise<BillableMetricResponse> {
+  async get(tenant: Tenant, id: string): Promise<BillableMetricResponse> {
     const metric = isIdOf(ID_PREFIXES.billableMetric, id)
-      ? await this.db.read((m) => this.metrics.find(m, organizationId, id))
+      ? await this.db.read((m) => this.metrics.find(m, tenant, id))
       : null;
     if (!metric) throw new NotFoundError('billable metric', id);
     return toBillableMetricResponse(metric);
   }
 
   async list(
-    organizationId: string,
+    tenant: Tenant,
     query: ListBillableMetricsQueryDto,
   ): Promise<ListResponse<BillableMetricResponse>> {
     const [metrics, total] = await this.db.read((m) =>
-      this.metrics.page(m, organizationId, { productId: query.productId }, query),
+      this.metrics.page(m, tenant, { productId: query.productId }, query),
     );
     return toListResponse(metrics.map(toBillableMetricResponse), total, query);
   }
 
   /** Changes name, description and unit; If-Match guards against lost updates. */
   async update(
-    organizationId: string,
+    caller: Caller,
     id: string,
     dto: UpdateBillableMetricDto,
     ifMatch?: string,
-    commit?: CommitHook,
   ): Promise<BillableMetricResponse> {
+    const tenant = caller.principal;
     if (!isIdOf(ID_PREFIXES.billableMetric, id)) throw new NotFoundError('billable metric', id);
     return this.db.transaction(
       (m) =>
         lockedUpdate({
-          load: () => this.metrics.findForUpdate(m, organizationId, id),
+          load: () => this.metrics.findForUpdate(m, tenant, id),
           notFound: () => new NotFoundError('billable metric', id),
           view: toBillableMetricResponse,
           ifMatch,
@@ -91,9 +94,16 @@ export class BillableMetricsService {
               dto.description === undefined ? undefined : normalizeDescription(dto.description),
             unit: dto.unit ?? undefined,
           }),
-          write: (_, changed) => this.metrics.update(m, organizationId, id, changed),
+          write: (_, changed) => this.metrics.update(m, tenant, id, changed),
+          written: (before, after) =>
+            this.events.recordUpdate(
+              m,
+              { ...caller, type: 'billableMetric.updated' },
+              before,
+              after,
+            ),
         }),
-      commit,
+      caller.commit,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { BillableMetricsController } from './billable-metrics.controller';
 import { BillableMetricsRepository } from './billable-metrics.repository';
 import { BillableMetricsService } from './billable-metrics.service';
@@ -15,7 +16,7 @@ import { ProductsService } from './products.service';
  * CatalogService, its one exported provider: whether a product or a billable metric exists.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Product, BillableMetric])],
+  imports: [TypeOrmModule.forFeature([Product, BillableMetric]), EventsModule],
   controllers: [ProductsController, BillableMetricsController],
   providers: [
     ProductsRepository,

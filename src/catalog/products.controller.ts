@@ -1,10 +1,9 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentOrganization } from '../auth/current-organization.decorator';
+import { Caller, CurrentCaller } from '../events/caller';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import type { CommitHook } from '../database/commit-hook';
-import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
@@ -29,28 +28,24 @@ export class ProductsController {
   @Created(ProductResponse, { description: 'The new product' })
   @Idempotent()
   @forbiddenMerchant
-  create(
-    @CurrentOrganization() org: string,
-    @Body() body: CreateProductDto,
-    @IdempotencyCommit() commit?: CommitHook,
-  ) {
-    return this.products.create(org, body, commit);
+  create(@CurrentCaller() caller: Caller, @Body() body: CreateProductDto) {
+    return this.products.create(caller, body);
   }
 
   /** List products, newest first */
   @Get()
   @ApiOkResponse({ type: ProductListResponse, description: 'One page of products' })
   @forbiddenMerchant
-  list(@CurrentOrganization() org: string, @Query() query: ListProductsQueryDto) {
-    return this.products.list(org, query);
+  list(@CurrentCaller() caller: Caller, @Query() query: ListProductsQueryDto) {
+    return this.products.list(caller.principal, query);
   }
 
   /** Retrieve a product */
   @Get(':id')
   @ApiOkResponse({ type: ProductResponse, description: 'The product' })
   @ApiNotFound('product')
-  get(@CurrentOrganization() org: string, @Param('id') id: string) {
-    return this.products.get(org, id);
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.products.get(caller.principal, id);
   }
 
   /**
@@ -63,12 +58,11 @@ export class ProductsController {
   @ApiOkResponse({ type: ProductResponse, description: 'The updated product' })
   @ApiNotFound('product')
   update(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() body: UpdateProductDto,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.products.update(org, id, body, ifMatch, commit);
+    return this.products.update(caller, id, body, ifMatch);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
 import { Product } from './entities/product.entity';
 
@@ -14,34 +15,38 @@ export class ProductsRepository {
     await m.insert(Product, product);
   }
 
-  find(m: EntityManager, organizationId: string, id: string): Promise<Product | null> {
-    return m.findOneBy(Product, { id, organizationId });
+  find(m: EntityManager, tenant: Tenant, id: string): Promise<Product | null> {
+    return m.findOneBy(Product, { id, ...ownedBy(tenant) });
   }
 
   /** The product, locked for a read-modify-write on PostgreSQL (SQLite serializes writes). */
-  findForUpdate(m: EntityManager, organizationId: string, id: string): Promise<Product | null> {
-    return m.findOne(Product, { where: { id, organizationId }, lock: this.db.rowLock });
+  findForUpdate(m: EntityManager, tenant: Tenant, id: string): Promise<Product | null> {
+    return m.findOne(Product, { where: { id, ...ownedBy(tenant) }, lock: this.db.rowLock });
   }
 
   /**
-   * Whether the organization has this product. Constant SQL: every plan create asks it
+   * Whether the organization has this product in this mode. Constant SQL: every plan create asks it
    * (BENCHMARKS.md, plans' hot path).
    */
-  async exists(m: EntityManager, organizationId: string, id: string): Promise<boolean> {
+  async exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
     this.existsSql ??=
-      'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? LIMIT 1';
-    const rows = await this.db.rows(m, this.existsSql, [id, organizationId]);
+      'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? AND "livemode" = ? LIMIT 1';
+    const rows = await this.db.rows(m, this.existsSql, [
+      id,
+      tenant.organizationId,
+      tenant.livemode,
+    ]);
     return rows.length > 0;
   }
 
-  /** A page of the organization's products, newest first, and their total. */
+  /** A page of the organization's products in one mode, newest first, and their total. */
   page(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     page: { limit: number; offset: number },
   ): Promise<[Product[], number]> {
     return m.findAndCount(Product, {
-      where: { organizationId },
+      where: ownedBy(tenant),
       order: { createdAt: 'DESC', id: 'DESC' },
       take: page.limit,
       skip: page.offset,
@@ -50,10 +55,10 @@ export class ProductsRepository {
 
   async update(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     id: string,
     changes: Partial<Product>,
   ): Promise<void> {
-    await m.update(Product, { id, organizationId }, changes);
+    await m.update(Product, { id, ...ownedBy(tenant) }, changes);
   }
 }

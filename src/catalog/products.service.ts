@@ -4,9 +4,11 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import type { CommitHook } from '../database/commit-hook';
+import { Tenant } from '../common/tenant';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
+import { Caller } from '../events/caller';
+import { EventsService } from '../events/events.service';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductResponse, toProductResponse } from './dto/product.response';
@@ -21,18 +23,17 @@ export class ProductsService {
   constructor(
     private readonly db: Database,
     private readonly products: ProductsRepository,
+    private readonly events: EventsService,
   ) {}
 
-  async create(
-    organizationId: string,
-    dto: CreateProductDto,
-    commit?: CommitHook,
-  ): Promise<ProductResponse> {
+  async create(caller: Caller, dto: CreateProductDto): Promise<ProductResponse> {
+    const { organizationId, livemode } = caller.principal;
     assertOwnMerchant(organizationId, dto.merchantId);
     const now = new Date();
     const product: Product = {
       id: newId(ID_PREFIXES.product),
       organizationId,
+      livemode,
       name: dto.name,
       description: normalizeDescription(dto.description),
       metadata: dto.metadata ?? {},
@@ -42,42 +43,39 @@ export class ProductsService {
     // The transaction returns the response: with an Idempotency-Key it is stored in the same commit.
     return this.db.transaction(async (m) => {
       await this.products.insert(m, product);
-      return toProductResponse(product);
-    }, commit);
+      const response = toProductResponse(product);
+      await this.events.record(m, { ...caller, type: 'product.created', object: response });
+      return response;
+    }, caller.commit);
   }
 
-  async get(organizationId: string, id: string): Promise<ProductResponse> {
+  async get(tenant: Tenant, id: string): Promise<ProductResponse> {
     const product = isIdOf(ID_PREFIXES.product, id)
-      ? await this.db.read((m) => this.products.find(m, organizationId, id))
+      ? await this.db.read((m) => this.products.find(m, tenant, id))
       : null;
     if (!product) throw new NotFoundError('product', id);
     return toProductResponse(product);
   }
 
-  async list(
-    organizationId: string,
-    query: ListProductsQueryDto,
-  ): Promise<ListResponse<ProductResponse>> {
-    assertOwnMerchant(organizationId, query.merchantId);
-    const [products, total] = await this.db.read((m) =>
-      this.products.page(m, organizationId, query),
-    );
+  async list(tenant: Tenant, query: ListProductsQueryDto): Promise<ListResponse<ProductResponse>> {
+    assertOwnMerchant(tenant.organizationId, query.merchantId);
+    const [products, total] = await this.db.read((m) => this.products.page(m, tenant, query));
     return toListResponse(products.map(toProductResponse), total, query);
   }
 
   /** Changes name, description and metadata (merged); If-Match guards against lost updates. */
   async update(
-    organizationId: string,
+    caller: Caller,
     id: string,
     dto: UpdateProductDto,
     ifMatch?: string,
-    commit?: CommitHook,
   ): Promise<ProductResponse> {
     if (!isIdOf(ID_PREFIXES.product, id)) throw new NotFoundError('product', id);
+    const tenant = caller.principal;
     return this.db.transaction(
       (m) =>
         lockedUpdate({
-          load: () => this.products.findForUpdate(m, organizationId, id),
+          load: () => this.products.findForUpdate(m, tenant, id),
           notFound: () => new NotFoundError('product', id),
           view: toProductResponse,
           ifMatch,
@@ -87,9 +85,11 @@ export class ProductsService {
               dto.description === undefined ? undefined : normalizeDescription(dto.description),
             metadata: mergeMetadata(product.metadata, dto.metadata),
           }),
-          write: (_, changed) => this.products.update(m, organizationId, id, changed),
+          write: (_, changed) => this.products.update(m, tenant, id, changed),
+          written: (before, after) =>
+            this.events.recordUpdate(m, { ...caller, type: 'product.updated' }, before, after),
         }),
-      commit,
+      caller.commit,
     );
   }
 }

@@ -25,3 +25,11 @@ export function TimestampColumn(
 ): PropertyDecorator {
   return Column({ ...options, name, type: TIMESTAMP, ...(IS_POSTGRES ? { precision: 3 } : {}) });
 }
+
+/**
+ * The mode of a row (docs/api.md §2): true for live, false for test. The default only says that
+ * rows stored before modes existed are live (migration 1763700012000); every insert names its mode.
+ */
+export function LivemodeColumn(): PropertyDecorator {
+  return Column({ type: 'boolean', default: true });
+}

@@ -192,7 +192,7 @@ export class Database {
     text: string,
     params: unknown[],
   ): Promise<R[]> {
-    return manager.query<R[]>(this.sql(text), params);
+    return manager.query<R[]>(this.sql(text), this.params(params));
   }
 
   /**
@@ -201,7 +201,11 @@ export class Database {
    */
   async execute(manager: EntityManager, text: string, params: unknown[]): Promise<number> {
     if (!manager.queryRunner) throw new Error('Database.execute runs inside db.transaction');
-    const result: QueryResult = await manager.queryRunner.query(this.sql(text), params, true);
+    const result: QueryResult = await manager.queryRunner.query(
+      this.sql(text),
+      this.params(params),
+      true,
+    );
     return result.affected ?? 0;
   }
 
@@ -219,6 +223,12 @@ export class Database {
       this.postgresText.set(text, converted);
     }
     return converted;
+  }
+
+  /** Parameters as the driver binds them: SQLite has no booleans (livemode is 1 or 0 there). */
+  private params(params: unknown[]): unknown[] {
+    if (this.isPostgres || !params.some((p) => typeof p === 'boolean')) return params;
+    return params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
   }
 
   /** True when the database answers a trivial query within `timeoutMs`. */

@@ -16,6 +16,8 @@ export interface LockedUpdate<E extends object, V> {
   changes(row: E): Partial<E> | Promise<Partial<E>>;
   /** Writes the fields that changed, `updatedAt` among them (a repository's `update`). */
   write(row: E, changed: Partial<E>): Promise<void>;
+  /** After a write that changed something, with the views before and after (records an event). */
+  written?(before: V, after: V): Promise<void>;
 }
 
 /**
@@ -42,7 +44,9 @@ export async function lockedUpdate<E extends { updatedAt: Date }, V>(
   if (Object.keys(changed).length === 0) return before;
   changed.updatedAt ??= new Date();
   await update.write(row, changed);
-  return update.view({ ...row, ...changed });
+  const after = update.view({ ...row, ...changed });
+  await update.written?.(before, after);
+  return after;
 }
 
 /**

@@ -4,13 +4,9 @@ import type { Principal } from '../auth/api-keys.service';
 import type { CommitHook } from '../database/commit-hook';
 import { IDEMPOTENT_METHODS, parseIdempotencyKey } from '../platform/idempotency/idempotency-key';
 import type { ClaimedRequest } from '../platform/idempotency/idempotency.service';
+import type { Tenant } from '../common/tenant';
 
-/** Whose data a request reads and writes: one organization, in one mode (API.md section 2). */
-export interface Tenant {
-  organizationId: string;
-  /** True for live mode (an sk_live_ key), false for test mode (sk_test_). */
-  livemode: boolean;
-}
+export type { Tenant } from '../common/tenant';
 
 /** Who made a change (API.md section 5.6). */
 export type Actor =

@@ -97,6 +97,20 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
+   * Records the update of one resource from its view before and after the change, with the old
+   * values as `previousAttributes`; records nothing when no field a client sees changed.
+   */
+  async recordUpdate(
+    m: EntityManager,
+    input: Omit<RecordEventInput, 'object' | 'previousAttributes'>,
+    before: object,
+    after: object,
+  ): Promise<void> {
+    const previousAttributes = EventsService.changes(before, after);
+    if (previousAttributes) await this.record(m, { ...input, object: after, previousAttributes });
+  }
+
+  /**
    * The `previousAttributes` of an update: the old value of every top-level field whose value
    * changed (updatedAt aside), or null when nothing did: a no-op write records no event.
    */

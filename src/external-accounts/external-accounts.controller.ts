@@ -1,10 +1,9 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentOrganization } from '../auth/current-organization.decorator';
+import { Caller, CurrentCaller } from '../events/caller';
 import { ApiCommonResponses } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import type { CommitHook } from '../database/commit-hook';
-import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import { ExternalBankAccountResponse } from './dto/external-bank-account.response';
@@ -40,19 +39,15 @@ export class ExternalAccountsController {
   @Created(ExternalBankAccountResponse, { description: 'External bank account created' })
   @Idempotent()
   @ApiCreateExternalAccount()
-  create(
-    @CurrentOrganization() org: string,
-    @Body() body: CreateExternalAccountDto,
-    @IdempotencyCommit() commit?: CommitHook,
-  ) {
-    return this.accounts.create(org, body, commit);
+  create(@CurrentCaller() caller: Caller, @Body() body: CreateExternalAccountDto) {
+    return this.accounts.create(caller, body);
   }
 
   /** Retrieve an external bank account */
   @Get(':id')
   @ApiGetExternalAccount()
-  get(@CurrentOrganization() org: string, @Param('id') id: string) {
-    return this.accounts.get(org, id);
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.accounts.get(caller.principal, id);
   }
 
   /**
@@ -62,8 +57,8 @@ export class ExternalAccountsController {
    */
   @Get()
   @ApiListExternalAccounts()
-  list(@CurrentOrganization() org: string, @Query() query: ListExternalAccountsQueryDto) {
-    return this.accounts.list(org, query);
+  list(@CurrentCaller() caller: Caller, @Query() query: ListExternalAccountsQueryDto) {
+    return this.accounts.list(caller.principal, query);
   }
 
   /**
@@ -77,13 +72,12 @@ export class ExternalAccountsController {
   @Idempotent()
   @ApiUpdateExternalAccount()
   update(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() body: UpdateExternalAccountDto,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ) {
-    return this.accounts.update(org, id, body, ifMatch, commit);
+    return this.accounts.update(caller, id, body, ifMatch);
   }
 
   /**
@@ -95,12 +89,7 @@ export class ExternalAccountsController {
   @Delete(':id')
   @Idempotent()
   @ApiDeleteExternalAccount()
-  remove(
-    @CurrentOrganization() org: string,
-    @Param('id') id: string,
-    @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
-  ) {
-    return this.accounts.remove(org, id, ifMatch, commit);
+  remove(@CurrentCaller() caller: Caller, @Param('id') id: string, @IfMatch() ifMatch?: string) {
+    return this.accounts.remove(caller, id, ifMatch);
   }
 }

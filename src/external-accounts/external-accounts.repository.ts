@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
+import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
 import { EntityTable } from '../database/entity-table';
 import { ExternalBankAccount } from './entities/external-bank-account.entity';
@@ -30,25 +31,32 @@ export class ExternalAccountsRepository {
     await m.insert(ExternalBankAccount, account);
   }
 
-  /** A live (not deleted) account of the organization, locked on PostgreSQL when `lock` is set. */
+  /** An undeleted account of the tenant, locked on PostgreSQL when `lock` is set. */
   async find(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     id: string,
     lock = false,
   ): Promise<ExternalBankAccount | null> {
     const { table, find, findForUpdate } = this.sql;
-    const [row] = await this.db.rows(m, lock ? findForUpdate : find, [id, organizationId]);
+    const [row] = await this.db.rows(m, lock ? findForUpdate : find, [
+      id,
+      tenant.organizationId,
+      tenant.livemode,
+    ]);
     return row ? table.fromRow(row) : null;
   }
 
   page(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     filter: ExternalAccountFilter,
     page: { limit: number; offset: number },
   ): Promise<[ExternalBankAccount[], number]> {
-    const where: FindOptionsWhere<ExternalBankAccount> = { organizationId, deletedAt: IsNull() };
+    const where: FindOptionsWhere<ExternalBankAccount> = {
+      ...ownedBy(tenant),
+      deletedAt: IsNull(),
+    };
     if (filter.status !== undefined) where.status = filter.status;
     if (filter.currency !== undefined) where.currency = filter.currency;
     if (filter.countryCode !== undefined) where.countryCode = filter.countryCode;
@@ -84,7 +92,7 @@ export class ExternalAccountsRepository {
       const table = this.db.table(ExternalBankAccount);
       const find =
         `SELECT ${table.columnList()} FROM "external_bank_accounts" ` +
-        'WHERE "id" = ? AND "organization_id" = ? AND "deleted_at" IS NULL LIMIT 1';
+        'WHERE "id" = ? AND "organization_id" = ? AND "livemode" = ? AND "deleted_at" IS NULL LIMIT 1';
       this.statements = {
         table,
         find,

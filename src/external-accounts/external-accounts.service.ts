@@ -5,9 +5,11 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { isUniqueViolation } from '../database/database-errors';
-import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
+import { Tenant } from '../common/tenant';
+import { Caller } from '../events/caller';
+import { EventsService } from '../events/events.service';
 import { AccountNumberVault } from './account-number-vault';
 import { applyStatusRequest } from './account-status';
 import { checkBankDetails, visibleLast4 } from './bank-details';
@@ -23,7 +25,7 @@ import { ExternalBankAccount } from './entities/external-bank-account.entity';
 import { DuplicateExternalAccountError } from './external-accounts.errors';
 import { ExternalAccountsRepository } from './external-accounts.repository';
 
-const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_fingerprint';
+const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_mode_fingerprint';
 
 /** The rules of external bank accounts (docs/api.md §5.5). */
 @Injectable()
@@ -32,13 +34,14 @@ export class ExternalAccountsService {
     private readonly db: Database,
     private readonly accounts: ExternalAccountsRepository,
     private readonly vault: AccountNumberVault,
+    private readonly events: EventsService,
   ) {}
 
   async create(
-    organizationId: string,
+    caller: Caller,
     dto: CreateExternalAccountDto,
-    commit?: CommitHook,
   ): Promise<ExternalBankAccountResponse> {
+    const { organizationId, livemode } = caller.principal;
     if (dto.organizationId !== undefined && dto.organizationId !== organizationId) {
       throw new ForbiddenError(
         'organizationId must be your own organization (or left out): you cannot add external accounts to another one',
@@ -53,6 +56,7 @@ export class ExternalAccountsService {
     const account: ExternalBankAccount = {
       id,
       organizationId,
+      livemode,
       countryCode,
       bankName: dto.bankName,
       currency,
@@ -75,29 +79,33 @@ export class ExternalAccountsService {
       // returns the response: with an Idempotency-Key it is stored in the same commit.
       return await this.db.transaction(async (m) => {
         await this.accounts.insert(m, account);
-        return toExternalBankAccountResponse(account);
-      }, commit);
+        const response = toExternalBankAccountResponse(account);
+        await this.events.record(m, {
+          ...caller,
+          type: 'externalBankAccount.created',
+          object: response,
+        });
+        return response;
+      }, caller.commit);
     } catch (err) {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
     }
   }
 
-  async get(organizationId: string, id: string): Promise<ExternalBankAccountResponse> {
+  async get(tenant: Tenant, id: string): Promise<ExternalBankAccountResponse> {
     const account = isIdOf(ID_PREFIXES.externalBankAccount, id)
-      ? await this.db.read((m) => this.accounts.find(m, organizationId, id))
+      ? await this.db.read((m) => this.accounts.find(m, tenant, id))
       : null;
     if (!account) throw notFound(id);
     return toExternalBankAccountResponse(account);
   }
 
   async list(
-    organizationId: string,
+    tenant: Tenant,
     query: ListExternalAccountsQueryDto,
   ): Promise<ListResponse<ExternalBankAccountResponse>> {
-    const [rows, total] = await this.db.read((m) =>
-      this.accounts.page(m, organizationId, query, query),
-    );
+    const [rows, total] = await this.db.read((m) => this.accounts.page(m, tenant, query, query));
     return toListResponse(rows.map(toExternalBankAccountResponse), total, query);
   }
 
@@ -107,17 +115,16 @@ export class ExternalAccountsService {
    * metadata. Nothing is written (updatedAt included) when nothing changes.
    */
   async update(
-    organizationId: string,
+    caller: Caller,
     id: string,
     dto: UpdateExternalAccountDto,
     ifMatch?: string,
-    commit?: CommitHook,
   ): Promise<ExternalBankAccountResponse> {
     if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
     return this.db.transaction(
       (m) =>
         lockedUpdate({
-          load: () => this.accounts.find(m, organizationId, id, true),
+          load: () => this.accounts.find(m, caller.principal, id, true),
           notFound: () => notFound(id),
           view: toExternalBankAccountResponse,
           ifMatch,
@@ -132,26 +139,38 @@ export class ExternalAccountsService {
             };
           },
           write: (account, changed) => this.accounts.update(m, { ...account, ...changed }),
+          written: (before, after) =>
+            this.events.recordUpdate(
+              m,
+              { ...caller, type: 'externalBankAccount.updated' },
+              before,
+              after,
+            ),
         }),
-      commit,
+      caller.commit,
     );
   }
 
   /** A soft delete: the account answers 404 from now on, and the same account may be added again. */
   async remove(
-    organizationId: string,
+    caller: Caller,
     id: string,
     ifMatch?: string,
-    commit?: CommitHook,
   ): Promise<DeletedExternalBankAccountResponse> {
     if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
     return this.db.transaction(async (m) => {
-      const account = await this.accounts.find(m, organizationId, id, true);
+      const account = await this.accounts.find(m, caller.principal, id, true);
       if (!account) throw notFound(id);
       assertIfMatch(ifMatch, toExternalBankAccountResponse(account));
-      await this.accounts.softDelete(m, id, new Date());
+      const now = new Date();
+      await this.accounts.softDelete(m, id, now);
+      await this.events.record(m, {
+        ...caller,
+        type: 'externalBankAccount.deleted',
+        object: toExternalBankAccountResponse({ ...account, deletedAt: now, updatedAt: now }),
+      });
       return { id, object: 'externalBankAccount', deleted: true };
-    }, commit);
+    }, caller.commit);
   }
 }
 

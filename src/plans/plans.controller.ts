@@ -7,11 +7,10 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentOrganization } from '../auth/current-organization.decorator';
+import { Caller, CurrentCaller } from '../events/caller';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import type { CommitHook } from '../database/commit-hook';
-import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePlanDto } from './dto/create-plan.dto';
@@ -45,12 +44,8 @@ export class PlansController {
   })
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
-  create(
-    @CurrentOrganization() org: string,
-    @Body() body: CreatePlanDto,
-    @IdempotencyCommit() commit?: CommitHook,
-  ): Promise<PlanResponse> {
-    return this.plans.create(org, body, commit);
+  create(@CurrentCaller() caller: Caller, @Body() body: CreatePlanDto): Promise<PlanResponse> {
+    return this.plans.create(caller, body);
   }
 
   /** List plans, newest first; deleted plans only with includeDeleted=true. */
@@ -58,18 +53,18 @@ export class PlansController {
   @ApiOkResponse({ type: PlanListResponse })
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
   list(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Query() query: ListPlansQueryDto,
   ): Promise<ListResponse<PlanResponse>> {
-    return this.plans.list(org, query);
+    return this.plans.list(caller.principal, query);
   }
 
   /** Retrieve a plan with its prices; a deleted plan answers 200 with deletedAt set. */
   @Get(':id')
   @ApiOkResponse({ type: PlanResponse })
   @ApiNotFound('plan')
-  get(@CurrentOrganization() org: string, @Param('id') id: string): Promise<PlanResponse> {
-    return this.plans.get(org, id);
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<PlanResponse> {
+    return this.plans.get(caller.principal, id);
   }
 
   /** Update a plan: tax is merged per key; prices is the new full list (dropped prices become free). */
@@ -79,13 +74,12 @@ export class PlansController {
   @ApiNotFound('plan')
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PLAN_DELETED or PRICE_IN_USE' })
   update(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() body: UpdatePlanDto,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    return this.plans.update(org, id, body, ifMatch, commit);
+    return this.plans.update(caller, id, body, ifMatch);
   }
 
   /** Delete a plan and its prices (soft: deletedAt set); deleting it again answers the same. */
@@ -94,11 +88,10 @@ export class PlansController {
   @ApiOkResponse({ type: PlanResponse, description: 'The deleted plan, deletedAt set' })
   @ApiNotFound('plan')
   remove(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PlanResponse> {
-    return this.plans.remove(org, id, ifMatch, commit);
+    return this.plans.remove(caller, id, ifMatch);
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { PlanCount } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
@@ -16,7 +17,7 @@ import { PricesService } from './prices.service';
  * through CatalogService, whether a product or a billable metric exists.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price]), CatalogModule],
+  imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price]), CatalogModule, EventsModule],
   controllers: [PlansController, PricesController],
   providers: [PlansRepository, PricesRepository, PlansService, PricesService],
 })

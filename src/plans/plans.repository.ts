@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { Tenant } from '../common/tenant';
 import { Database } from '../database/database';
 import { PLAN_COUNT_SLOTS } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
@@ -25,16 +26,12 @@ export class PlansRepository {
     return (this.built ??= planStatements(this.db));
   }
 
-  /** The organization's plan (deleted ones too), locked on PostgreSQL when `lock` is set. */
-  async find(
-    m: EntityManager,
-    organizationId: string,
-    id: string,
-    lock = false,
-  ): Promise<Plan | null> {
+  /** The tenant's plan (deleted ones too), locked on PostgreSQL when `lock` is set. */
+  async find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<Plan | null> {
     const [row] = await this.db.rows(m, lock ? this.sql.planForUpdate : this.sql.plan, [
       id,
-      organizationId,
+      tenant.organizationId,
+      tenant.livemode,
     ]);
     return row ? this.sql.plans.fromRow(row) : null;
   }
@@ -47,15 +44,15 @@ export class PlansRepository {
     await m.update(Plan, { id }, changes);
   }
 
-  /** A page of the organization's plans, newest first, and their total. */
+  /** A page of the tenant's plans, newest first, and their total. */
   async page(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     filter: PlanFilter,
     page: { limit: number; offset: number },
   ): Promise<[Plan[], number]> {
     const statements = this.sql.listFilter(!!filter.productId, !filter.includeDeleted);
-    const params: unknown[] = [organizationId];
+    const params: unknown[] = [tenant.organizationId, tenant.livemode];
     if (filter.productId) params.push(filter.productId);
     const rows = await this.db.rows(m, statements.page, [...params, page.limit, page.offset]);
     const [{ total }] = await this.db.rows<{ total: number | string }>(m, statements.count, params);
@@ -63,13 +60,14 @@ export class PlansRepository {
   }
 
   /**
-   * Moves the plan count of `plan`'s organization and product (live: 0, deleted: 1) by `delta`,
+   * Moves the plan count of `plan`'s organization, mode and product (live: 0, deleted: 1) by `delta`,
    * in the transaction that creates or deletes the plan, as its last statement (the row lock it
    * takes on PostgreSQL is held for the shortest time). A random slot: see PlanCount.
    */
   async count(m: EntityManager, plan: Plan, deleted: 0 | 1, delta: number): Promise<void> {
     await this.db.execute(m, this.sql.countChange(deleted), [
       plan.organizationId,
+      plan.livemode,
       plan.productId,
       Math.floor(Math.random() * PLAN_COUNT_SLOTS),
       delta,
@@ -79,32 +77,32 @@ export class PlansRepository {
 
 function planStatements(db: Database) {
   const plans = db.table(Plan);
-  const plan = `SELECT ${plans.columnList()} FROM "plans" WHERE "id" = ? AND "organization_id" = ? LIMIT 1`;
+  const plan = `SELECT ${plans.columnList()} FROM "plans" WHERE "id" = ? AND "organization_id" = ? AND "livemode" = ? LIMIT 1`;
   const listFilters = new Map<string, { page: string; count: string }>();
   return {
     plans,
     plan,
     planForUpdate: db.isPostgres ? `${plan} FOR UPDATE` : plan,
-    /** Adds a delta to one slot of a count; parameters: organization, product, slot, delta. */
+    /** Adds a delta to one slot of a count; parameters: organization, mode, product, slot, delta. */
     countChange: (deleted: 0 | 1) =>
-      'INSERT INTO "plan_counts" ("organization_id", "product_id", "deleted", "slot", "plans") ' +
-      `VALUES (?, ?, ${deleted}, ?, ?) ` +
-      'ON CONFLICT ("organization_id", "product_id", "deleted", "slot") ' +
+      'INSERT INTO "plan_counts" ("organization_id", "livemode", "product_id", "deleted", "slot", "plans") ' +
+      `VALUES (?, ?, ?, ${deleted}, ?, ?) ` +
+      'ON CONFLICT ("organization_id", "livemode", "product_id", "deleted", "slot") ' +
       'DO UPDATE SET "plans" = "plan_counts"."plans" + excluded."plans"',
-    /** A page of plans and their total, newest first; parameters: organization, [product]. */
+    /** A page of plans and their total, newest first; parameters: organization, mode, [product]. */
     listFilter(byProduct: boolean, liveOnly: boolean): { page: string; count: string } {
       const key = `${byProduct}:${liveOnly}`;
       let filter = listFilters.get(key);
       if (!filter) {
         const where =
-          '"organization_id" = ?' +
+          '"organization_id" = ? AND "livemode" = ?' +
           (byProduct ? ' AND "product_id" = ?' : '') +
           (liveOnly ? ' AND "deleted_at" IS NULL' : '');
         filter = {
           page: `SELECT ${plans.columnList()} FROM "plans" WHERE ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT ? OFFSET ?`,
           // The total from the maintained counts (PlanCount): a few rows, not every plan.
           count:
-            'SELECT COALESCE(SUM("plans"), 0) AS "total" FROM "plan_counts" WHERE "organization_id" = ?' +
+            'SELECT COALESCE(SUM("plans"), 0) AS "total" FROM "plan_counts" WHERE "organization_id" = ? AND "livemode" = ?' +
             (byProduct ? ' AND "product_id" = ?' : '') +
             (liveOnly ? ' AND "deleted" = 0' : ''),
         };

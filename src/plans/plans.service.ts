@@ -7,12 +7,15 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertOwnMerchant } from '../common/merchant';
 import { normalizeDescription } from '../common/text';
-import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
+import { Tenant } from '../common/tenant';
+import { Caller } from '../events/caller';
+import { EventsService } from '../events/events.service';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { PlanResponse, toPlanResponse } from './dto/plan.response';
+import { PriceResponse, toPriceResponse } from './dto/price.response';
 import { UpdatePlanDto } from './dto/update-plan.dto';
 import { Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
@@ -44,21 +47,20 @@ export class PlansService {
     private readonly plans: PlansRepository,
     private readonly prices: PricesRepository,
     private readonly catalog: CatalogService,
+    private readonly events: EventsService,
   ) {}
 
-  async create(
-    organizationId: string,
-    dto: CreatePlanDto,
-    commit?: CommitHook,
-  ): Promise<PlanResponse> {
-    assertOwnMerchant(organizationId, dto.merchantId);
+  async create(caller: Caller, dto: CreatePlanDto): Promise<PlanResponse> {
+    const tenant = caller.principal;
+    assertOwnMerchant(tenant.organizationId, dto.merchantId);
     if (!isIdOf(ID_PREFIXES.product, dto.productId)) throw productNotFound(dto.productId);
     const priceIds = checkPriceIdList(dto.prices ?? []);
 
     const now = new Date();
     const plan: Plan = {
       id: newId(ID_PREFIXES.plan),
-      organizationId,
+      organizationId: tenant.organizationId,
+      livemode: tenant.livemode,
       productId: dto.productId,
       name: dto.name,
       invoiceDisplayName: dto.invoiceDisplayName ?? dto.name,
@@ -73,33 +75,34 @@ export class PlansService {
       deletedAt: null,
     };
     return this.db.transaction(async (m) => {
-      if (!(await this.catalog.hasProduct(m, organizationId, plan.productId))) {
+      if (!(await this.catalog.hasProduct(m, tenant, plan.productId))) {
         throw productNotFound(plan.productId);
       }
-      const found = await this.loadPrices(m, organizationId, priceIds);
+      const found = await this.loadPrices(m, tenant, priceIds);
       assertPricesUsable(priceIds, found, plan.productId, null);
       await this.plans.insert(m, plan);
       const prices = priceIds.map((id) => found.get(id)!);
+      const pricesBefore = prices.map(toPriceResponse);
       await this.attach(m, plan, prices, new Map(), now);
       await this.plans.count(m, plan, 0, +1);
-      return toPlanResponse(plan, prices);
-    }, commit);
+      const response = toPlanResponse(plan, prices);
+      await this.events.record(m, { ...caller, type: 'plan.created', object: response });
+      await this.recordPriceChanges(m, caller, pricesBefore, prices);
+      return response;
+    }, caller.commit);
   }
 
-  async get(organizationId: string, id: string): Promise<PlanResponse> {
+  async get(tenant: Tenant, id: string): Promise<PlanResponse> {
     return this.db.read(async (m) => {
-      const plan = await this.find(m, organizationId, id);
+      const plan = await this.find(m, tenant, id);
       return toPlanResponse(plan, await this.prices.ofPlan(m, plan.id));
     });
   }
 
-  async list(
-    organizationId: string,
-    query: ListPlansQueryDto,
-  ): Promise<ListResponse<PlanResponse>> {
-    assertOwnMerchant(organizationId, query.merchantId);
+  async list(tenant: Tenant, query: ListPlansQueryDto): Promise<ListResponse<PlanResponse>> {
+    assertOwnMerchant(tenant.organizationId, query.merchantId);
     return this.db.read(async (m) => {
-      const [plans, total] = await this.plans.page(m, organizationId, query, query);
+      const [plans, total] = await this.plans.page(m, tenant, query, query);
       const prices =
         plans.length === 0
           ? []
@@ -119,11 +122,10 @@ export class PlansService {
    * left out become free). A request that changes nothing writes nothing.
    */
   async update(
-    organizationId: string,
+    caller: Caller,
     id: string,
     dto: UpdatePlanDto,
     ifMatch?: string,
-    commit?: CommitHook,
   ): Promise<PlanResponse> {
     const priceIds = dto.prices === undefined ? undefined : checkPriceIdList(dto.prices);
     if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
@@ -131,7 +133,7 @@ export class PlansService {
       let prices: Price[] = [];
       return lockedUpdate({
         load: async () => {
-          const plan = await this.plans.find(m, organizationId, id, true);
+          const plan = await this.plans.find(m, caller.principal, id, true);
           if (plan) prices = await this.prices.ofPlan(m, plan.id);
           return plan;
         },
@@ -159,25 +161,22 @@ export class PlansService {
             // The plan's updatedAt moves with its prices', to the same instant.
             const now = new Date();
             const next = { ...plan, ...withoutUndefined(changes) };
-            prices = await this.replacePrices(m, next, prices, priceIds, now);
+            prices = await this.replacePrices(m, caller, next, prices, priceIds, now);
             changes.updatedAt = now;
           }
           return changes;
         },
         write: (plan, changed) => this.plans.update(m, plan.id, changed),
+        written: (before, after) =>
+          this.events.recordUpdate(m, { ...caller, type: 'plan.updated' }, before, after),
       });
-    }, commit);
+    }, caller.commit);
   }
 
   /** Soft delete of the plan and its prices. Deleting a deleted plan answers it again. */
-  async remove(
-    organizationId: string,
-    id: string,
-    ifMatch?: string,
-    commit?: CommitHook,
-  ): Promise<PlanResponse> {
+  async remove(caller: Caller, id: string, ifMatch?: string): Promise<PlanResponse> {
     return this.db.transaction(async (m) => {
-      const plan = await this.find(m, organizationId, id, true);
+      const plan = await this.find(m, caller.principal, id, true);
       const prices = await this.prices.ofPlan(m, plan.id);
       if (plan.deletedAt) return toPlanResponse(plan, prices);
       assertIfMatch(ifMatch, toPlanResponse(plan, prices));
@@ -188,19 +187,33 @@ export class PlansService {
       await this.plans.count(m, plan, 0, -1);
       await this.plans.count(m, plan, 1, +1);
       for (const price of prices) Object.assign(price, { deletedAt: now, updatedAt: now });
-      return toPlanResponse({ ...plan, deletedAt: now, updatedAt: now }, prices);
-    }, commit);
+      const response = toPlanResponse({ ...plan, deletedAt: now, updatedAt: now }, prices);
+      await this.events.record(m, { ...caller, type: 'plan.deleted', object: response });
+      // The plan's prices are deleted with it: one event for each.
+      for (const price of prices) {
+        await this.events.record(m, {
+          ...caller,
+          type: 'price.deleted',
+          object: toPriceResponse(price),
+        });
+      }
+      return response;
+    }, caller.commit);
   }
 
-  /** Validates the new list, frees the prices left out, takes the new ones and reorders. */
+  /**
+   * Validates the new list, frees the prices left out, takes the new ones and reorders; records
+   * `price.updated` for each price taken or freed.
+   */
   private async replacePrices(
     m: EntityManager,
+    caller: Caller,
     plan: Plan,
     current: Price[],
     priceIds: string[],
     now: Date,
   ): Promise<Price[]> {
-    const found = await this.loadPrices(m, plan.organizationId, priceIds);
+    const found = await this.loadPrices(m, caller.principal, priceIds);
     assertPricesUsable(priceIds, found, plan.productId, plan.id);
     const wanted = new Set(priceIds);
     const dropped = current.filter((p) => !wanted.has(p.id));
@@ -213,6 +226,7 @@ export class PlansService {
       );
     }
     const prices = priceIds.map((pid) => found.get(pid)!);
+    const pricesBefore = prices.map(toPriceResponse);
     const kept = new Map<string, number>();
     prices.forEach((p, i) => {
       if (p.planId === plan.id && p.planPosition !== i) kept.set(p.id, i);
@@ -225,7 +239,31 @@ export class PlansService {
       now,
       prices,
     );
+    const freed = dropped.map((p) => ({ ...p, planId: null, planPosition: null, updatedAt: now }));
+    await this.recordPriceChanges(
+      m,
+      caller,
+      [...dropped.map(toPriceResponse), ...pricesBefore],
+      [...freed, ...prices],
+    );
     return prices;
+  }
+
+  /** `price.updated` for each price whose view changed (its plan), in the order given. */
+  private async recordPriceChanges(
+    m: EntityManager,
+    caller: Caller,
+    before: PriceResponse[],
+    after: Price[],
+  ): Promise<void> {
+    for (let i = 0; i < after.length; i++) {
+      await this.events.recordUpdate(
+        m,
+        { ...caller, type: 'price.updated' },
+        before[i],
+        toPriceResponse(after[i]),
+      );
+    }
   }
 
   /**
@@ -241,14 +279,14 @@ export class PlansService {
     now: Date,
     order: Price[] = free,
   ): Promise<void> {
-    const { id: planId, organizationId } = plan;
+    const planId = plan.id;
     const positions = new Map(order.map((p, i) => [p.id, i]));
     if (free.length > 0) {
       const ids = free.map((p) => p.id);
       const taken = await this.prices.take(m, plan, ids, positions, now);
       if (taken !== ids.length) {
         // Lost a race: say which prices were taken (or deleted) in the meantime.
-        const latest = await this.loadPrices(m, organizationId, ids);
+        const latest = await this.loadPrices(m, plan, ids);
         assertPricesUsable(ids, latest, plan.productId, planId);
         throw new PriceInUseError('A listed price was taken by another plan; list another price');
       }
@@ -261,19 +299,19 @@ export class PlansService {
   }
 
   /**
-   * The listed prices of the organization, each with the product of its billable metric (which
+   * The listed prices of the tenant, each with the product of its billable metric (which
    * the catalog answers, in the same transaction).
    */
   private async loadPrices(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     ids: string[],
   ): Promise<Map<string, LoadedPrice>> {
     if (ids.length === 0) return new Map();
-    const prices = await this.prices.findMany(m, organizationId, ids);
+    const prices = await this.prices.findMany(m, tenant, ids);
     const products = await this.catalog.productsOfMetrics(
       m,
-      organizationId,
+      tenant,
       prices.map((p) => p.billableMetricId),
     );
     const loaded = new Map<string, LoadedPrice>();
@@ -284,14 +322,9 @@ export class PlansService {
     return loaded;
   }
 
-  private async find(
-    m: EntityManager,
-    organizationId: string,
-    id: string,
-    lock = false,
-  ): Promise<Plan> {
+  private async find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<Plan> {
     if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
-    const plan = await this.plans.find(m, organizationId, id, lock);
+    const plan = await this.plans.find(m, tenant, id, lock);
     if (!plan) throw new NotFoundError('plan', id);
     return plan;
   }

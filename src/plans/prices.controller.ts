@@ -6,11 +6,10 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentOrganization } from '../auth/current-organization.decorator';
+import { Caller, CurrentCaller } from '../events/caller';
 import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
-import type { CommitHook } from '../database/commit-hook';
-import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePriceDto } from './dto/create-price.dto';
@@ -32,30 +31,26 @@ export class PricesController {
   @Post()
   @Created(PriceResponse, { description: 'Price created successfully' })
   @Idempotent()
-  create(
-    @CurrentOrganization() org: string,
-    @Body() body: CreatePriceDto,
-    @IdempotencyCommit() commit?: CommitHook,
-  ): Promise<PriceResponse> {
-    return this.prices.create(org, body, commit);
+  create(@CurrentCaller() caller: Caller, @Body() body: CreatePriceDto): Promise<PriceResponse> {
+    return this.prices.create(caller, body);
   }
 
   /** List prices, newest first; deleted prices only with includeDeleted=true. */
   @Get()
   @ApiOkResponse({ type: PriceListResponse })
   list(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Query() query: ListPricesQueryDto,
   ): Promise<ListResponse<PriceResponse>> {
-    return this.prices.list(org, query);
+    return this.prices.list(caller.principal, query);
   }
 
   /** Retrieve a price; a deleted price answers 200 with deletedAt set. */
   @Get(':id')
   @ApiOkResponse({ type: PriceResponse })
   @ApiNotFound('price')
-  get(@CurrentOrganization() org: string, @Param('id') id: string): Promise<PriceResponse> {
-    return this.prices.get(org, id);
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<PriceResponse> {
+    return this.prices.get(caller.principal, id);
   }
 
   /** Update a price's invoiceDisplayName or properties (properties are replaced as a whole). */
@@ -65,13 +60,12 @@ export class PricesController {
   @ApiNotFound('price')
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_DELETED' })
   update(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() body: UpdatePriceDto,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<PriceResponse> {
-    return this.prices.update(org, id, body, ifMatch, commit);
+    return this.prices.update(caller, id, body, ifMatch);
   }
 
   /** Delete a price that is in no live plan (409 PRICE_IN_USE otherwise). */
@@ -82,11 +76,10 @@ export class PricesController {
   @ApiNotFound('price')
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
   remove(
-    @CurrentOrganization() org: string,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @IfMatch() ifMatch?: string,
-    @IdempotencyCommit() commit?: CommitHook,
   ): Promise<void> {
-    return this.prices.remove(org, id, ifMatch, commit);
+    return this.prices.remove(caller, id, ifMatch);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
+import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
 import { EntityTable } from '../database/entity-table';
 import { Price } from './entities/price.entity';
@@ -31,21 +32,21 @@ export class PricesRepository {
     await m.insert(Price, price);
   }
 
-  /** The organization's price (deleted ones too), locked on PostgreSQL when `lock` is set. */
-  find(m: EntityManager, organizationId: string, id: string, lock = false): Promise<Price | null> {
+  /** The tenant's price (deleted ones too), locked on PostgreSQL when `lock` is set. */
+  find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<Price | null> {
     return m.findOne(Price, {
-      where: { id, organizationId },
+      where: { id, ...ownedBy(tenant) },
       lock: lock ? this.db.rowLock : undefined,
     });
   }
 
   page(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     filter: PriceFilter,
     page: { limit: number; offset: number },
   ): Promise<[Price[], number]> {
-    const where: FindOptionsWhere<Price> = { organizationId };
+    const where: FindOptionsWhere<Price> = ownedBy(tenant);
     if (filter.billableMetricId) where.billableMetricId = filter.billableMetricId;
     if (filter.planId) where.planId = filter.planId;
     if (!filter.includeDeleted) where.deletedAt = IsNull();
@@ -88,27 +89,29 @@ export class PricesRepository {
     return this.fromRows(await this.db.rows(m, text, planIds));
   }
 
-  /** The organization's prices among `ids` (deleted ones too), in no particular order. */
-  async findMany(m: EntityManager, organizationId: string, ids: string[]): Promise<Price[]> {
+  /** The tenant's prices among `ids` (deleted ones too), in no particular order. */
+  async findMany(m: EntityManager, tenant: Tenant, ids: string[]): Promise<Price[]> {
     const text = this.statement(
       'findMany',
       ids.length,
       (n) =>
         `SELECT ${this.table.columnList()} FROM "prices" ` +
-        `WHERE "id" IN (${placeholders(n)}) AND "organization_id" = ?`,
+        `WHERE "id" IN (${placeholders(n)}) AND "organization_id" = ? AND "livemode" = ?`,
     );
-    return this.fromRows(await this.db.rows(m, text, [...ids, organizationId]));
+    return this.fromRows(
+      await this.db.rows(m, text, [...ids, tenant.organizationId, tenant.livemode]),
+    );
   }
 
   /**
-   * Takes free, live prices of the organization into a plan at the given positions, in one
+   * Takes free, undeleted prices of the plan's organization and mode into it at the given positions, in one
    * conditional UPDATE; returns how many it took (fewer than `ids`: another plan or a delete got
    * there first). Positions are integers of our own, written into the text, so a create's
    * statement (positions 0..n-1) is the same for every plan with as many prices.
    */
   take(
     m: EntityManager,
-    plan: { id: string; organizationId: string },
+    plan: { id: string; organizationId: string; livemode: boolean },
     ids: string[],
     positions: Map<string, number>,
     now: Date,
@@ -117,8 +120,15 @@ export class PricesRepository {
       m,
       `UPDATE "prices" SET "plan_id" = ?, "plan_position" = ${positionCase(ids, positions)}, ` +
         `"updated_at" = ? WHERE "id" IN (${placeholders(ids.length)}) ` +
-        `AND "organization_id" = ? AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
-      [plan.id, ...ids, this.table.param('updatedAt', now), ...ids, plan.organizationId],
+        `AND "organization_id" = ? AND "livemode" = ? AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
+      [
+        plan.id,
+        ...ids,
+        this.table.param('updatedAt', now),
+        ...ids,
+        plan.organizationId,
+        plan.livemode,
+      ],
     );
   }
 

@@ -4,9 +4,11 @@ import { assertIfMatch } from '../common/etag';
 import { FieldError, NotFoundError, ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
-import type { CommitHook } from '../database/commit-hook';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
+import { Tenant } from '../common/tenant';
+import { Caller } from '../events/caller';
+import { EventsService } from '../events/events.service';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';
 import { PriceResponse, toPriceResponse } from './dto/price.response';
@@ -34,13 +36,10 @@ export class PricesService {
     private readonly db: Database,
     private readonly prices: PricesRepository,
     private readonly catalog: CatalogService,
+    private readonly events: EventsService,
   ) {}
 
-  async create(
-    organizationId: string,
-    dto: CreatePriceDto,
-    commit?: CommitHook,
-  ): Promise<PriceResponse> {
+  async create(caller: Caller, dto: CreatePriceDto): Promise<PriceResponse> {
     const errors: FieldError[] = [];
     if (!isIdOf(ID_PREFIXES.billableMetric, dto.billableMetricId)) {
       errors.push(billableMetricNotFound(dto.billableMetricId));
@@ -52,7 +51,8 @@ export class PricesService {
     const now = new Date();
     const price: Price = {
       id: newId(ID_PREFIXES.price),
-      organizationId,
+      organizationId: caller.principal.organizationId,
+      livemode: caller.principal.livemode,
       billableMetricId: dto.billableMetricId,
       planId: null,
       planPosition: null,
@@ -65,29 +65,26 @@ export class PricesService {
     };
     // The transaction returns the response: with an Idempotency-Key it is stored in the same commit.
     return this.db.transaction(async (m) => {
-      if (!(await this.catalog.hasBillableMetric(m, organizationId, dto.billableMetricId))) {
+      if (!(await this.catalog.hasBillableMetric(m, caller.principal, dto.billableMetricId))) {
         throw new ValidationFailedError([billableMetricNotFound(dto.billableMetricId)]);
       }
       await this.prices.insert(m, price);
-      return toPriceResponse(price);
-    }, commit);
+      const response = toPriceResponse(price);
+      await this.events.record(m, { ...caller, type: 'price.created', object: response });
+      return response;
+    }, caller.commit);
   }
 
-  async get(organizationId: string, id: string): Promise<PriceResponse> {
+  async get(tenant: Tenant, id: string): Promise<PriceResponse> {
     const price = isIdOf(ID_PREFIXES.price, id)
-      ? await this.db.read((m) => this.prices.find(m, organizationId, id))
+      ? await this.db.read((m) => this.prices.find(m, tenant, id))
       : null;
     if (!price) throw new NotFoundError('price', id);
     return toPriceResponse(price);
   }
 
-  async list(
-    organizationId: string,
-    query: ListPricesQueryDto,
-  ): Promise<ListResponse<PriceResponse>> {
-    const [rows, total] = await this.db.read((m) =>
-      this.prices.page(m, organizationId, query, query),
-    );
+  async list(tenant: Tenant, query: ListPricesQueryDto): Promise<ListResponse<PriceResponse>> {
+    const [rows, total] = await this.db.read((m) => this.prices.page(m, tenant, query, query));
     return toListResponse(rows.map(toPriceResponse), total, query);
   }
 
@@ -96,17 +93,16 @@ export class PricesService {
    * price's model. A price in a plan may change; the plan then shows the new values.
    */
   async update(
-    organizationId: string,
+    caller: Caller,
     id: string,
     dto: UpdatePriceDto,
     ifMatch?: string,
-    commit?: CommitHook,
   ): Promise<PriceResponse> {
     if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
     return this.db.transaction(
       (m) =>
         lockedUpdate({
-          load: () => this.prices.find(m, organizationId, id, true),
+          load: () => this.prices.find(m, caller.principal, id, true),
           notFound: () => new NotFoundError('price', id),
           refuse: (price) => {
             if (price.deletedAt) throw new PriceDeletedError(price.id);
@@ -120,21 +116,18 @@ export class PricesService {
             return { invoiceDisplayName: dto.invoiceDisplayName, properties: parsed.properties };
           },
           write: (price, changed) => this.prices.update(m, price.id, changed),
+          written: (before, after) =>
+            this.events.recordUpdate(m, { ...caller, type: 'price.updated' }, before, after),
         }),
-      commit,
+      caller.commit,
     );
   }
 
   /** Soft delete. A price in a live plan is refused; deleting a deleted price is a no-op. */
-  async remove(
-    organizationId: string,
-    id: string,
-    ifMatch?: string,
-    commit?: CommitHook,
-  ): Promise<void> {
+  async remove(caller: Caller, id: string, ifMatch?: string): Promise<void> {
     if (!isIdOf(ID_PREFIXES.price, id)) throw new NotFoundError('price', id);
     await this.db.transaction(async (m) => {
-      const price = await this.prices.find(m, organizationId, id, true);
+      const price = await this.prices.find(m, caller.principal, id, true);
       if (!price) throw new NotFoundError('price', id);
       if (price.deletedAt) return;
       assertIfMatch(ifMatch, toPriceResponse(price));
@@ -145,6 +138,8 @@ export class PricesService {
       }
       const now = new Date();
       await this.prices.update(m, price.id, { deletedAt: now, updatedAt: now });
-    }, commit);
+      const object = toPriceResponse({ ...price, deletedAt: now, updatedAt: now });
+      await this.events.record(m, { ...caller, type: 'price.deleted', object });
+    }, caller.commit);
   }
 }

@@ -16,12 +16,14 @@ async function tableNames(q: { query(sql: string): Promise<any> }): Promise<stri
 }
 
 /** A literal for hand-written SQL that both dialects read the same way. */
-function literal(value: string | number | null): string {
+function literal(value: string | number | boolean | null): string {
   if (value === null) return 'NULL';
+  if (typeof value === 'boolean')
+    return TEST_DIALECT === 'postgres' ? String(value) : value ? '1' : '0';
   return typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`;
 }
 
-function insert(table: string, row: Record<string, string | number | null>): string {
+function insert(table: string, row: Record<string, string | number | boolean | null>): string {
   const columns = Object.keys(row).map((c) => `"${c}"`);
   return `INSERT INTO "${table}" (${columns.join(', ')}) VALUES (${Object.values(row).map(literal).join(', ')})`;
 }
@@ -398,6 +400,84 @@ describe(`schema (${TEST_DIALECT})`, () => {
       ]);
       await ds.undoLastMigration({ transaction: 'each' });
       expect(await tableNames(ds)).not.toContain('plan_counts');
+    });
+  });
+
+  describe('migration 1763700012000 (modes)', () => {
+    const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
+    const index = migrations.findIndex((m) => m.name === 'Modes1763700012000');
+    const { open } = migrationsUpTo(migrations);
+    const now = '2025-01-02 03:04:05.678';
+    const live = (v: unknown) => v === true || v === 1;
+
+    it('makes every existing row live, keeps the plan counts, and holds uniqueness per mode', async () => {
+      expect(index).toBeGreaterThan(0);
+      let ds = await open(index);
+      await ds.runMigrations({ transaction: 'each' });
+      await ds.query(
+        insert('organizations', { id: 'org_1', name: 'One', created_at: now, updated_at: now }),
+      );
+      await ds.query(
+        insert('products', {
+          id: 'prod_1',
+          organization_id: 'org_1',
+          name: 'API',
+          description: null,
+          metadata: '{}',
+          created_at: now,
+          updated_at: now,
+        }),
+      );
+      await ds.query(
+        insert('plan_counts', {
+          organization_id: 'org_1',
+          product_id: 'prod_1',
+          deleted: 0,
+          slot: 3,
+          plans: 7,
+        }),
+      );
+      await ds.query(insert('external_bank_accounts', bankAccount('ba_1', 'org_1', now)));
+
+      ds = await open(index + 1);
+      expect((await ds.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
+        'Modes1763700012000',
+      ]);
+      const [product] = await ds.query('SELECT "livemode" FROM "products"');
+      const [account] = await ds.query('SELECT "livemode" FROM "external_bank_accounts"');
+      expect([live(product.livemode), live(account.livemode)]).toEqual([true, true]);
+      const counts = await ds.query(
+        'SELECT "organization_id", "livemode", "product_id", "deleted", "slot", "plans" FROM "plan_counts"',
+      );
+      expect(
+        counts.map((c: Record<string, unknown>) => [
+          c.product_id,
+          live(c.livemode),
+          Number(c.slot),
+          Number(c.plans),
+        ]),
+      ).toEqual([['prod_1', true, 3, 7]]);
+      // The same account once per mode: a test-mode copy is allowed, a second live one is not.
+      const testCopy = {
+        ...bankAccount('ba_2', 'org_1', now),
+        fingerprint: 'ba_1'.padEnd(64, '0'),
+      };
+      await ds.query(insert('external_bank_accounts', { ...testCopy, livemode: false }));
+      await expect(
+        ds.query(
+          insert('external_bank_accounts', {
+            ...bankAccount('ba_3', 'org_1', now),
+            fingerprint: 'ba_1'.padEnd(64, '0'),
+          }),
+        ),
+      ).rejects.toThrow(/unique/i);
+
+      await ds.query('DELETE FROM "external_bank_accounts" WHERE "id" = \'ba_2\'');
+      await ds.undoLastMigration({ transaction: 'each' });
+      const [after] = await ds.query('SELECT * FROM "products"');
+      expect(after.livemode).toBeUndefined();
+      const [count] = await ds.query('SELECT "plans" FROM "plan_counts"');
+      expect(Number(count.plans)).toBe(7);
     });
   });
 

@@ -17,6 +17,7 @@ export async function createProduct(
   const product: Product = {
     id: newId(ID_PREFIXES.product),
     organizationId,
+    livemode: true,
     name: 'API access',
     description: null,
     metadata: {},
@@ -38,6 +39,7 @@ export async function createBillableMetric(
   const metric: BillableMetric = {
     id: newId(ID_PREFIXES.billableMetric),
     organizationId,
+    livemode: true,
     productId,
     name: 'API calls',
     description: null,

@@ -16,6 +16,8 @@ export interface ResourceKind {
   change: Record<string, unknown>;
   /** Whether DELETE exists on it. */
   deletable: boolean;
+  /** The resource in event types: `billableMetric` for `billableMetric.created`. */
+  event: string;
 }
 
 /** POSTs `body` to `path` as `tenant` and returns the created resource (fails on a non-201). */
@@ -53,6 +55,7 @@ export const RESOURCES: ResourceKind[] = [
     createBody: () => Promise.resolve({ name: 'API access' }),
     change: { name: 'Renamed' },
     deletable: false,
+    event: 'product',
   },
   {
     name: 'billable metric',
@@ -63,6 +66,7 @@ export const RESOURCES: ResourceKind[] = [
     },
     change: { name: 'Renamed' },
     deletable: false,
+    event: 'billableMetric',
   },
   {
     name: 'price',
@@ -78,6 +82,7 @@ export const RESOURCES: ResourceKind[] = [
     },
     change: { invoiceDisplayName: 'Renamed' },
     deletable: true,
+    event: 'price',
   },
   {
     name: 'plan',
@@ -88,6 +93,7 @@ export const RESOURCES: ResourceKind[] = [
     },
     change: { name: 'Renamed' },
     deletable: true,
+    event: 'plan',
   },
   {
     name: 'external bank account',
@@ -95,5 +101,6 @@ export const RESOURCES: ResourceKind[] = [
     createBody: () => Promise.resolve(usAccount()),
     change: { accountHolderName: 'Someone Else' },
     deletable: true,
+    event: 'externalBankAccount',
   },
 ];

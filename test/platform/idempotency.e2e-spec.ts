@@ -347,7 +347,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       // A claim made two minutes ago whose request never finished.
       const claim = await t.app.get(IdempotencyService).claim(
         {
-          organizationId: tenant.organizationId,
+          tenant: { organizationId: tenant.organizationId, livemode: true },
           key,
           method: 'POST',
           path: '/v0/widgets',

@@ -55,9 +55,20 @@ describe(`operations (${TEST_DIALECT})`, () => {
     const key = /sk_test_[0-9A-Za-z]{32}/.exec(first.output())?.[0];
     expect(key).toBeDefined();
     expect(first.output()).toContain('api-keys:create');
+    // The key is a test-mode key, and the message says so (docs/api.md §2).
+    expect(first.output()).toContain(`Test-mode API key`);
+    expect(first.output()).toContain('it sees only test data');
     expect(await keyIsLive(key!)).toBe(true);
 
     const second = await startServer(env);
+    // What the printed key creates is test data.
+    const created = await fetch(`${second.url}/v0/products`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'First product' }),
+    });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as { livemode: boolean }).livemode).toBe(false);
     expect(await second.stop()).toBe(0);
     expect(second.output()).not.toMatch(/sk_(test|live)_/);
   });

@@ -14,16 +14,59 @@ import {
 } from '../helpers/reliability/fixtures';
 import { Reply } from '../helpers/reliability/http';
 import { reportFigures } from '../helpers/reliability/settings';
+import { createTwoModeTenant } from '../helpers/modes';
+import { TestApp } from '../helpers/test-app';
 
 /**
- * Tenancy (docs/api.md §2): organization B calls every route with organization A's ids, in
- * paths, body references and filters, and gets exactly what a missing id gets (404), a 403 for
- * merchantId/organizationId, a 400 for a reference, or an empty list; A's data never changes and
- * nothing of A shows through. Then logs and responses are scanned for secrets.
+ * Tenancy and modes (docs/api.md §2): B calls every route with A's ids, in paths, body
+ * references and filters, and gets exactly what a missing id gets (404), a 400 for a reference,
+ * or an empty list with a total of 0; A's data never changes and nothing of A shows through.
+ * B is another organization, or A's own organization with a key of the other mode (a test key
+ * against live data, a live key against test data): the same answers. Another organization's
+ * merchantId/organizationId is a 403; one's own, in the other mode, creates in the key's mode.
+ * Then logs and responses are scanned for secrets.
  */
 const WEBHOOK_ENDPOINT = { url: 'https://93.184.216.34/hooks', enabledEvents: ['*'] };
 
-describe(`isolation between organizations (${TEST_DIALECT})`, () => {
+interface Scenario {
+  name: string;
+  /** A's key and B's key: another organization's, or the same organization's other mode. */
+  tenants(t: TestApp): Promise<{ a: TestTenant; b: TestTenant }>;
+  sameOrganization: boolean;
+  /** The mode of A's data; B's is the other one when they share an organization. */
+  livemodeOfA: boolean;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'between organizations',
+    tenants: async (t) => ({ a: await t.createTenant('A'), b: await t.createTenant('B') }),
+    sameOrganization: false,
+    livemodeOfA: true,
+  },
+  {
+    name: 'between modes: a test key against live data',
+    tenants: async (t) => {
+      const org = await createTwoModeTenant(t, 'A');
+      return { a: org.live, b: org.test };
+    },
+    sameOrganization: true,
+    livemodeOfA: true,
+  },
+  {
+    name: 'between modes: a live key against test data',
+    tenants: async (t) => {
+      const org = await createTwoModeTenant(t, 'A');
+      return { a: org.test, b: org.live };
+    },
+    sameOrganization: true,
+    livemodeOfA: false,
+  },
+];
+
+describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
+  /** B's mode: live when B is another organization (its key is live), else the other mode. */
+  const livemodeOfB = !scenario.sameOrganization || !scenario.livemodeOfA;
   let l: ListeningApp;
   let a: TestTenant;
   let b: TestTenant;
@@ -51,9 +94,13 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
     ];
     const out: string[] = [];
     for (const table of tables) {
+      const [p1, p2] = TEST_DIALECT === 'postgres' ? ['$1', '$2'] : ['?', '?'];
       const rows = await l.t.dataSource.query(
-        `SELECT * FROM ${table} WHERE organization_id = ${TEST_DIALECT === 'postgres' ? '$1' : '?'} ORDER BY id`,
-        [a.organizationId],
+        `SELECT * FROM ${table} WHERE organization_id = ${p1} AND livemode = ${p2} ORDER BY id`,
+        [
+          a.organizationId,
+          TEST_DIALECT === 'postgres' ? scenario.livemodeOfA : +scenario.livemodeOfA,
+        ],
       );
       out.push(`${table}:${JSON.stringify(rows)}`);
     }
@@ -64,8 +111,7 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
   beforeAll(async () => {
     // Webhook endpoints are saved with a public address unreachable here: nothing delivers.
     l = await startListeningApp({ WEBHOOK_DISPATCHER: 'off' });
-    a = await l.t.createTenant('A');
-    b = await l.t.createTenant('B');
+    ({ a, b } = await scenario.tenants(l.t));
     const counts = {
       products: 1,
       metricsPerProduct: 2,
@@ -124,7 +170,7 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
   });
 
   afterAll(async () => {
-    reportFigures('isolation', {
+    reportFigures(`isolation ${scenario.name}`, {
       requests: l.client.sent,
       crossOrganizationCalls: calls,
       routes: exercised.size,
@@ -227,7 +273,25 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
     }
   });
 
+  it('creates in the key’s mode when merchantId and organizationId name the caller’s own organization', async () => {
+    if (!scenario.sameOrganization) return; // the next test: another organization is a 403
+    const org = a.organizationId;
+    const product = await asB('POST', '/v0/products', '/v0/products', {
+      name: 'x',
+      merchantId: org,
+    });
+    expect([product.status, product.body.livemode]).toEqual([201, livemodeOfB]);
+    const account = await asB(
+      'POST',
+      '/v0/externalAccounts',
+      '/v0/externalAccounts',
+      accountBody({ organizationId: org }),
+    );
+    expect([account.status, account.body.livemode]).toEqual([201, livemodeOfB]);
+  });
+
   it('answers 403 to merchantId and organizationId of another organization, on writes and filters', async () => {
+    if (scenario.sameOrganization) return; // the test before: one's own organization is allowed
     const org = a.organizationId;
     expectAnswer(
       await asB('POST', '/v0/products', '/v0/products', { name: 'x', merchantId: org }),
@@ -359,7 +423,10 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
     webhookSecrets.push(endpointOfB.body.secret as string);
     const eventsOfB = await asB('GET', '/v0/events', `/v0/events?startingAfter=${idsOfA.event}`);
     expectAnswer(eventsOfB, 400, 'UNKNOWN_CURSOR', 'startingAfter');
-    const everyIdOfA = Object.values(idsOfA);
+    // The organization id is B's own too when B is A's other mode.
+    const everyIdOfA = Object.entries(idsOfA)
+      .filter(([kind]) => !(scenario.sameOrganization && kind === 'organization'))
+      .map(([, id]) => id);
     for (const route of l.t.app.get(RouteTable).list()) {
       if (route.method !== 'GET' || !route.url.startsWith('/v0/') || route.url.includes(':id'))
         continue;
@@ -371,6 +438,18 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
       expect(reply.status).toBe(200);
       expect(reply.body.data.length).toBeGreaterThan(0);
       expect(everyIdOfA.filter((id) => reply.text.includes(id))).toEqual([]);
+      // Totals count B's own resources only (B has fewer than a page of each).
+      if (reply.body.pagination.total !== undefined) {
+        expect({ url: route.url, total: reply.body.pagination.total }).toEqual({
+          url: route.url,
+          total: reply.body.data.length,
+        });
+      }
+      const modes = new Set(reply.body.data.map((r: { livemode: boolean }) => r.livemode));
+      expect({ url: route.url, modes: [...modes] }).toEqual({
+        url: route.url,
+        modes: [livemodeOfB],
+      });
     }
   });
 
@@ -393,10 +472,12 @@ describe(`isolation between organizations (${TEST_DIALECT})`, () => {
     expect(reply.headers['idempotent-replayed']).toBeUndefined();
     expect(reply.body.id).not.toBe(first.body.id);
     expect(reply.body.merchantId).toBe(b.organizationId);
+    expect(reply.body.livemode).toBe(livemodeOfB);
     before = await rowsOfA();
   });
 
   it('lets B hold the same bank account as A (201, not 409), which tells B nothing about A', async () => {
+    // Duplicates are per organization and mode: within A's mode this account is a 409 (below).
     const sameAsA = accountBody({ accountNumber: worldA.accountNumbers[0] });
     const reply = await asB('POST', '/v0/externalAccounts', '/v0/externalAccounts', sameAsA);
     expect(reply.status).toBe(201);

@@ -12,6 +12,10 @@ export class BillableMetricResponse {
   @ApiProperty({ enum: ['billableMetric'], example: 'billableMetric' })
   object: 'billableMetric';
 
+  /** True in live mode, false in test mode (the mode of the API key that created it). */
+  @ApiProperty({ example: false })
+  livemode: boolean;
+
   /** The product whose usage is measured. */
   @ApiProperty({ example: 'prod_01JD3Y7K2M5N8P1Q4R6S9T0VWX' })
   productId: string;
@@ -66,6 +70,7 @@ export function toBillableMetricResponse(metric: BillableMetric): BillableMetric
   return {
     id: metric.id,
     object: 'billableMetric',
+    livemode: metric.livemode,
     productId: metric.productId,
     merchantId: metric.organizationId,
     name: metric.name,

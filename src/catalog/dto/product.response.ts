@@ -14,6 +14,10 @@ export class ProductResponse {
   @ApiProperty({ enum: ['product'], example: 'product' })
   object: 'product';
 
+  /** True in live mode, false in test mode (the mode of the API key that created it). */
+  @ApiProperty({ example: false })
+  livemode: boolean;
+
   /** The organization that sells the product. */
   @ApiProperty({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
   merchantId: string;
@@ -52,6 +56,7 @@ export function toProductResponse(product: Product): ProductResponse {
   return {
     id: product.id,
     object: 'product',
+    livemode: product.livemode,
     merchantId: product.organizationId,
     name: product.name,
     description: product.description,

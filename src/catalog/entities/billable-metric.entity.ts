@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
-import { TimestampColumn } from '../../database/column-types';
+import { TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import { Product } from './product.entity';
 
 export const AGGREGATIONS = ['COUNT', 'SUM', 'MAX', 'UNIQUE_COUNT', 'LATEST'] as const;
@@ -8,14 +8,23 @@ export type Aggregation = (typeof AGGREGATIONS)[number];
 
 /** What usage is measured for a product (docs/api.md §5.2). */
 @Entity({ name: 'billable_metrics' })
-@Index('ix_billable_metrics_org_created', ['organizationId', 'createdAt', 'id'])
-@Index('ix_billable_metrics_org_product', ['organizationId', 'productId', 'createdAt', 'id'])
+@Index('ix_billable_metrics_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
+@Index('ix_billable_metrics_org_mode_product', [
+  'organizationId',
+  'livemode',
+  'productId',
+  'createdAt',
+  'id',
+])
 export class BillableMetric {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @LivemodeColumn()
+  livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })
   @JoinColumn({

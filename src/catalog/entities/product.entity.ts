@@ -1,17 +1,20 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 
 /** What a merchant sells (docs/api.md §5.1). `merchantId` in the API is the organization. */
 @Entity({ name: 'products' })
-@Index('ix_products_org_created', ['organizationId', 'createdAt', 'id'])
+@Index('ix_products_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
 export class Product {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @LivemodeColumn()
+  livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })
   @JoinColumn({

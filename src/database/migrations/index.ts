@@ -23,6 +23,7 @@ import { ListIndexes1763700006000 } from './portable/1763700006000-list-indexes'
 import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
 import { KeyedIdempotencyHashes1763700008000 } from './portable/1763700008000-keyed-idempotency-hashes';
 import { ShortLast41763700009000 } from './portable/1763700009000-short-last4';
+import { Modes1763700012000 } from './portable/1763700012000-modes';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -37,6 +38,7 @@ export const sqliteMigrations = [
   ShortLast41763700009000,
   SqliteEvents,
   SqliteWebhooks,
+  Modes1763700012000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -51,4 +53,5 @@ export const postgresMigrations = [
   ShortLast41763700009000,
   PostgresEvents,
   PostgresWebhooks,
+  Modes1763700012000,
 ];

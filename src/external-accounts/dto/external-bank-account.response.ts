@@ -20,6 +20,10 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ enum: ['externalBankAccount'], example: 'externalBankAccount' })
   object: 'externalBankAccount';
 
+  /** True in live mode, false in test mode (the mode of the API key that created it). */
+  @ApiProperty({ example: false })
+  livemode: boolean;
+
   @ApiProperty({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG' })
   organizationId: string;
 
@@ -98,6 +102,7 @@ export function toExternalBankAccountResponse(
   return {
     id: account.id,
     object: 'externalBankAccount',
+    livemode: account.livemode,
     organizationId: account.organizationId,
     countryCode: account.countryCode,
     bankName: account.bankName,

@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import { AccountStatus } from '../account-status';
 
 export const ACCOUNT_HOLDER_TYPES = ['individual', 'company'] as const;
@@ -15,28 +15,36 @@ export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
 @Entity({ name: 'external_bank_accounts' })
 // The list shows live accounts only: a partial index for it and one for each filter (migration
 // 1763700006000).
-@Index('ix_external_bank_accounts_org_live', ['organizationId', 'createdAt', 'id'], {
-  where: '"deleted_at" IS NULL',
-})
 @Index(
-  'ix_external_bank_accounts_org_status_live',
-  ['organizationId', 'status', 'createdAt', 'id'],
+  'ix_external_bank_accounts_org_mode_live',
+  ['organizationId', 'livemode', 'createdAt', 'id'],
+  {
+    where: '"deleted_at" IS NULL',
+  },
+)
+@Index(
+  'ix_external_bank_accounts_org_mode_status_live',
+  ['organizationId', 'livemode', 'status', 'createdAt', 'id'],
   { where: '"deleted_at" IS NULL' },
 )
 @Index(
-  'ix_external_bank_accounts_org_currency_live',
-  ['organizationId', 'currency', 'createdAt', 'id'],
+  'ix_external_bank_accounts_org_mode_currency_live',
+  ['organizationId', 'livemode', 'currency', 'createdAt', 'id'],
   { where: '"deleted_at" IS NULL' },
 )
 @Index(
-  'ix_external_bank_accounts_org_country_live',
-  ['organizationId', 'countryCode', 'createdAt', 'id'],
+  'ix_external_bank_accounts_org_mode_country_live',
+  ['organizationId', 'livemode', 'countryCode', 'createdAt', 'id'],
   { where: '"deleted_at" IS NULL' },
 )
-@Index('ux_external_bank_accounts_org_fingerprint', ['organizationId', 'fingerprint'], {
-  unique: true,
-  where: '"deleted_at" IS NULL',
-})
+@Index(
+  'ux_external_bank_accounts_org_mode_fingerprint',
+  ['organizationId', 'livemode', 'fingerprint'],
+  {
+    unique: true,
+    where: '"deleted_at" IS NULL',
+  },
+)
 // The CHECKs of migration 1763700003000, under the names PostgreSQL gave them (and SQLite since
 // migration 1763700005000).
 @Check(
@@ -50,6 +58,9 @@ export class ExternalBankAccount {
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @LivemodeColumn()
+  livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })
   @JoinColumn({

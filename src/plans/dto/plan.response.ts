@@ -32,6 +32,10 @@ export class PlanResponse {
   @ApiProperty({ enum: ['plan'] })
   object: 'plan';
 
+  /** True in live mode, false in test mode (the mode of the API key that created it). */
+  @ApiProperty({ example: false })
+  livemode: boolean;
+
   @ApiProperty({ example: 'Pro' })
   name: string;
 
@@ -86,6 +90,7 @@ export function toPlanResponse(plan: Plan, prices: Price[]): PlanResponse {
   return {
     id: plan.id,
     object: 'plan',
+    livemode: plan.livemode,
     name: plan.name,
     invoiceDisplayName: plan.invoiceDisplayName,
     description: plan.description,

@@ -17,6 +17,10 @@ export class PriceResponse {
   @ApiProperty({ enum: ['price'] })
   object: 'price';
 
+  /** True in live mode, false in test mode (the mode of the API key that created it). */
+  @ApiProperty({ example: false })
+  livemode: boolean;
+
   @ApiProperty({ example: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
   billableMetricId: string;
 
@@ -58,6 +62,7 @@ export function toPriceResponse(p: Price): PriceResponse {
   return {
     id: p.id,
     object: 'price',
+    livemode: p.livemode,
     billableMetricId: p.billableMetricId,
     model: p.model,
     invoiceDisplayName: p.invoiceDisplayName,

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Product } from '../../catalog/entities/product.entity';
-import { TimestampColumn } from '../../database/column-types';
+import { TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import { Price } from './price.entity';
 
 export const BILLING_INTERVALS = ['weekly', 'monthly', 'quarterly', 'yearly'] as const;
@@ -17,20 +17,33 @@ export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
 @Entity({ name: 'plans' })
 // An index for each list filter and ordering (migration 1763700006000): a full one for
 // includeDeleted=true, a partial one for live plans.
-@Index('ix_plans_org_created', ['organizationId', 'createdAt', 'id'])
-@Index('ix_plans_org_live', ['organizationId', 'createdAt', 'id'], {
+@Index('ix_plans_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
+@Index('ix_plans_org_mode_live', ['organizationId', 'livemode', 'createdAt', 'id'], {
   where: '"deleted_at" IS NULL',
 })
-@Index('ix_plans_org_product_created', ['organizationId', 'productId', 'createdAt', 'id'])
-@Index('ix_plans_org_product_live', ['organizationId', 'productId', 'createdAt', 'id'], {
-  where: '"deleted_at" IS NULL',
-})
+@Index('ix_plans_org_mode_product_created', [
+  'organizationId',
+  'livemode',
+  'productId',
+  'createdAt',
+  'id',
+])
+@Index(
+  'ix_plans_org_mode_product_live',
+  ['organizationId', 'livemode', 'productId', 'createdAt', 'id'],
+  {
+    where: '"deleted_at" IS NULL',
+  },
+)
 export class Plan {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @LivemodeColumn()
+  livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })
   @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'plans_organization_id_fkey' })

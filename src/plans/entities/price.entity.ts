@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { BillableMetric } from '../../catalog/entities/billable-metric.entity';
-import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import type { PriceModel, PriceProperties } from '../price-properties';
 import { Plan } from './plan.entity';
 
@@ -12,18 +12,38 @@ import { Plan } from './plan.entity';
 @Entity({ name: 'prices' })
 // An index for each list filter and ordering (migration 1763700006000): a full one for
 // includeDeleted=true, a partial one for live prices. ix_prices_plan gives a plan's prices in order.
-@Index('ix_prices_org_created', ['organizationId', 'createdAt', 'id'])
-@Index('ix_prices_org_live', ['organizationId', 'createdAt', 'id'], {
+@Index('ix_prices_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
+@Index('ix_prices_org_mode_live', ['organizationId', 'livemode', 'createdAt', 'id'], {
   where: '"deleted_at" IS NULL',
 })
-@Index('ix_prices_org_metric_created', ['organizationId', 'billableMetricId', 'createdAt', 'id'])
-@Index('ix_prices_org_metric_live', ['organizationId', 'billableMetricId', 'createdAt', 'id'], {
-  where: '"deleted_at" IS NULL',
-})
-@Index('ix_prices_org_plan_created', ['organizationId', 'planId', 'createdAt', 'id'])
-@Index('ix_prices_org_plan_live', ['organizationId', 'planId', 'createdAt', 'id'], {
-  where: '"deleted_at" IS NULL',
-})
+@Index('ix_prices_org_mode_metric_created', [
+  'organizationId',
+  'livemode',
+  'billableMetricId',
+  'createdAt',
+  'id',
+])
+@Index(
+  'ix_prices_org_mode_metric_live',
+  ['organizationId', 'livemode', 'billableMetricId', 'createdAt', 'id'],
+  {
+    where: '"deleted_at" IS NULL',
+  },
+)
+@Index('ix_prices_org_mode_plan_created', [
+  'organizationId',
+  'livemode',
+  'planId',
+  'createdAt',
+  'id',
+])
+@Index(
+  'ix_prices_org_mode_plan_live',
+  ['organizationId', 'livemode', 'planId', 'createdAt', 'id'],
+  {
+    where: '"deleted_at" IS NULL',
+  },
+)
 @Index('ix_prices_plan', ['planId', 'planPosition'])
 export class Price {
   @PrimaryColumn({ type: 'varchar', length: 48 })
@@ -31,6 +51,9 @@ export class Price {
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @LivemodeColumn()
+  livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })
   @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'prices_organization_id_fkey' })

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
-import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 
 export type IdempotencyState = 'in_progress' | 'complete';
 
@@ -10,7 +10,9 @@ export type IdempotencyState = 'in_progress' | 'complete';
  * runs (until `lockedUntil`), then `complete` with the response that a retry gets back.
  */
 @Entity({ name: 'idempotency_records' })
-@Index('ux_idempotency_records_org_key', ['organizationId', 'idempotencyKey'], { unique: true })
+@Index('ux_idempotency_records_org_mode_key', ['organizationId', 'livemode', 'idempotencyKey'], {
+  unique: true,
+})
 @Index('ix_idempotency_records_expires', ['expiresAt'])
 export class IdempotencyRecord {
   @PrimaryColumn({ type: 'varchar', length: 48 })
@@ -18,6 +20,9 @@ export class IdempotencyRecord {
 
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
+
+  @LivemodeColumn()
+  livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })
   @JoinColumn({

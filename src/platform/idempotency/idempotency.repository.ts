@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { Tenant, ownedBy } from '../../common/tenant';
 import { Database } from '../../database/database';
 import { IdempotencyRecord } from './idempotency-record.entity';
 
@@ -16,7 +17,7 @@ export class IdempotencyRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Inserts `record` unless the organization already has a record of its key: ON CONFLICT DO
+   * Inserts `record` unless the organization already has a record of its key in this mode: ON CONFLICT DO
    * NOTHING (INSERT OR IGNORE on SQLite). On PostgreSQL a concurrent insert of the same key
    * waits for the other transaction, then does nothing.
    */
@@ -30,14 +31,14 @@ export class IdempotencyRepository {
       .execute();
   }
 
-  /** The record of an organization's key, locked for the claim on PostgreSQL. */
+  /** The record of an organization's key in one mode, locked for the claim on PostgreSQL. */
   findForUpdate(
     m: EntityManager,
-    organizationId: string,
+    tenant: Tenant,
     idempotencyKey: string,
   ): Promise<IdempotencyRecord | null> {
     return m.findOne(IdempotencyRecord, {
-      where: { organizationId, idempotencyKey },
+      where: { ...ownedBy(tenant), idempotencyKey },
       lock: this.db.rowLock,
     });
   }

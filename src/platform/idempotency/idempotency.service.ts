@@ -4,6 +4,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import type { CommitHook } from '../../database/commit-hook';
+import { Tenant } from '../../common/tenant';
 import { Database } from '../../database/database';
 import { ApiError } from '../../common/errors';
 import { ID_PREFIXES, newId } from '../../common/ids';
@@ -27,7 +28,8 @@ export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const STORED_HEADERS = ['content-type', 'location'];
 
 export interface ClaimInput {
-  organizationId: string;
+  /** Keys are per organization and mode (docs/api.md §2). */
+  tenant: Tenant;
   key: string;
   method: string;
   /** The path of the route reached (routePath): never the raw target, never a query string. */
@@ -143,14 +145,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
    */
   async begin(
     request: FastifyRequest,
-    organizationId: string,
+    tenant: Tenant,
     key: string,
     status: number,
   ): Promise<KeyClaim> {
     const path = routePath(request);
     if (path === undefined) throw new Error('An idempotent request must have reached a route');
     const claim = await this.claim({
-      organizationId,
+      tenant,
       key,
       method: request.method,
       path,
@@ -176,7 +178,8 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   private async claimIn(m: EntityManager, input: ClaimInput, now: Date): Promise<Claim> {
     const mine = Object.assign(new IdempotencyRecord(), {
       id: newId(ID_PREFIXES.idempotencyRecord),
-      organizationId: input.organizationId,
+      organizationId: input.tenant.organizationId,
+      livemode: input.tenant.livemode,
       idempotencyKey: input.key,
       requestMethod: input.method,
       requestPath: input.path,
@@ -191,7 +194,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
     } satisfies IdempotencyRecord);
     await this.records.insertUnlessTaken(m, mine);
-    const current = await this.records.findForUpdate(m, input.organizationId, input.key);
+    const current = await this.records.findForUpdate(m, input.tenant, input.key);
     if (!current) throw new ClaimRace(); // released by its owner in between: try again
     if (current.id === mine.id) return { kind: 'owner', recordId: mine.id };
 

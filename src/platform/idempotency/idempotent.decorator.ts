@@ -44,9 +44,10 @@ export class IdempotencyClaim implements CanActivate {
       const status =
         (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ??
         (request.method === 'POST' ? 201 : 200);
+      const { organizationId, livemode } = request.user;
       request.idempotency = await this.idempotency.begin(
         request,
-        request.user.organizationId,
+        { organizationId, livemode },
         key,
         status,
       );
