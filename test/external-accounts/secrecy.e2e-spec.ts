@@ -204,6 +204,7 @@ describe(`account numbers stay secret (${TEST_DIALECT})`, () => {
       [
         'id',
         'object',
+        'livemode',
         'organizationId',
         'countryCode',
         'bankName',

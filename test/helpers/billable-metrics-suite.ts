@@ -4,6 +4,7 @@ export const METRIC_KEYS = [
   'description',
   'eventType',
   'id',
+  'livemode',
   'merchantId',
   'name',
   'object',

@@ -53,6 +53,7 @@ export async function createAccount(
 export const ACCOUNT_KEYS = [
   'id',
   'object',
+  'livemode',
   'organizationId',
   'countryCode',
   'bankName',

@@ -8,6 +8,7 @@ import { TestApp, TestTenant, startTestApp } from './test-app';
 export const PLAN_KEYS = [
   'id',
   'object',
+  'livemode',
   'name',
   'invoiceDisplayName',
   'description',

@@ -2,6 +2,7 @@ export const PRODUCT_KEYS = [
   'createdAt',
   'description',
   'id',
+  'livemode',
   'merchantId',
   'metadata',
   'name',

@@ -10,6 +10,7 @@ import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpe
 const PRICE_KEYS = [
   'id',
   'object',
+  'livemode',
   'billableMetricId',
   'model',
   'invoiceDisplayName',
