@@ -126,6 +126,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
         ...body,
         id: expect.stringMatching(/^bm_[0-9A-Za-z]{16,40}$/),
         object: 'billableMetric',
+        livemode: true,
         createdAt: expect.stringMatching(ISO_UTC),
         updatedAt: res.body.createdAt,
       });

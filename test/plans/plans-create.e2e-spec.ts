@@ -48,6 +48,7 @@ describe(`plans (${TEST_DIALECT})`, () => {
       expect(res.body).toEqual({
         id: expect.stringMatching(/^plan_[0-9A-Za-z]{16,40}$/),
         object: 'plan',
+        livemode: true,
         name: 'Pro',
         invoiceDisplayName: 'Pro plan',
         description: 'Usage-based access to the API',
@@ -60,6 +61,7 @@ describe(`plans (${TEST_DIALECT})`, () => {
           {
             id: price.id,
             object: 'price',
+            livemode: true,
             billableMetricId: metrics[0].id,
             model: 'standard',
             invoiceDisplayName: 'API calls',

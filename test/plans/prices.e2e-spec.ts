@@ -63,6 +63,7 @@ describe(`prices (${TEST_DIALECT})`, () => {
       expect(res.body).toEqual({
         id: expect.stringMatching(/^price_[0-9A-Za-z]{16,40}$/),
         object: 'price',
+        livemode: true,
         billableMetricId: metrics[0].id,
         model: 'standard',
         invoiceDisplayName: 'API calls',

@@ -14,6 +14,7 @@ export const CREATE_PLAN_EXAMPLE = {
 export const PLAN_EXAMPLE = {
   id: 'plan_01JD3Y2Q6J8C4N1V9W5X7Z0PLN',
   object: 'plan',
+  livemode: false,
   name: 'Pro',
   invoiceDisplayName: 'Pro plan',
   description: 'Usage-based access to the API',
@@ -26,6 +27,7 @@ export const PLAN_EXAMPLE = {
     {
       id: 'price_01JD3Y2Q6J8C4N1V9W5X7Z0PRC',
       object: 'price',
+      livemode: false,
       billableMetricId: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0BMX',
       model: 'standard',
       invoiceDisplayName: 'API calls',
