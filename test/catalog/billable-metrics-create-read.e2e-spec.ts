@@ -455,12 +455,21 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
       ['productId=', 'productId'],
       ['productId=bm_01JD3YB3C6D9F2G5H8J1K4M7NP', 'productId'],
       ['productId=a&productId=b', 'productId'],
-      ['merchantId=org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', 'merchantId'],
+      ['merchantId=acme', 'merchantId'],
       ['aggregation=SUM', 'aggregation'],
     ])('rejects ?%s with a 400 naming %s', async (query, field) => {
       const res = await list(lister, `?${query}`);
       expectErrorEnvelope(res, 400, 'validation_error');
       expect(Object.keys(fieldErrors(res))).toEqual([field]);
+    });
+
+    it("filters by merchantId: one's own lists the same metrics, another's is a 403", async () => {
+      const all = await list(lister, '?limit=100').expect(200);
+      const own = await list(lister, `?limit=100&merchantId=${lister.organizationId}`).expect(200);
+      expect(own.body).toEqual(all.body);
+      const foreign = await list(lister, `?merchantId=${b.organizationId}`);
+      expectErrorEnvelope(foreign, 403, 'forbidden');
+      expect(foreign.body.message).toContain('merchantId');
     });
 
     it("never lists another organization's metrics", async () => {

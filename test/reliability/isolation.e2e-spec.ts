@@ -335,6 +335,16 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'FORBIDDEN',
     );
     expectAnswer(await asB('GET', '/v0/plans', `/v0/plans?merchantId=${org}`), 403, 'FORBIDDEN');
+    expectAnswer(
+      await asB('GET', '/v0/billableMetrics', `/v0/billableMetrics?merchantId=${org}`),
+      403,
+      'FORBIDDEN',
+    );
+    expectAnswer(
+      await asB('GET', '/v0/externalAccounts', `/v0/externalAccounts?organizationId=${org}`),
+      403,
+      'FORBIDDEN',
+    );
   });
 
   it('answers 400 naming the field to a body that refers to another organization’s product, metric or price', async () => {

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
+import { IsMerchantId } from '../../common/merchant';
 
 export class ListBillableMetricsQueryDto extends ListQueryDto {
   /**
@@ -15,4 +16,10 @@ export class ListBillableMetricsQueryDto extends ListQueryDto {
     message: 'must be a product id such as "prod_01JD3Y7K2M5N8P1Q4R6S9T0VWX"',
   })
   productId?: string;
+
+  /** Only metrics of this merchant: your own organization id (another one answers 403). */
+  @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  @IsOptional()
+  @IsMerchantId()
+  merchantId?: string;
 }
