@@ -3,6 +3,7 @@ import { createPlan, createPrice } from '../helpers/plans-factory';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
 import { createAccount, uniqueDigits } from '../helpers/external-accounts-factory';
+import { createTwoModeTenant } from '../helpers/modes';
 
 /**
  * Every list request (each filter alone, none, includeDeleted true and false where it exists)
@@ -176,6 +177,19 @@ function pgPlanText(node: PgNode, depth = 0): string {
   ].join('\n');
 }
 
+/**
+ * PostgreSQL turns `"livemode" = $2` into the boolean `livemode`, and a Bitmap Heap Scan shows it
+ * again as a Filter although its index search (`livemode = true` in the Index Cond below it)
+ * already kept only those rows: such a Filter drops nothing.
+ */
+function dropsRows(filter: string, plan: PgNode): boolean {
+  const condition = filter.replace(/^\((.*)\)$/, '$1');
+  const boolean = /^(NOT )?(\w+)$/.exec(condition);
+  if (!boolean) return true;
+  const value = boolean[1] ? 'false' : 'true';
+  return !pgNodes(plan).some((n) => n['Index Cond']?.includes(`(${boolean[2]} = ${value})`));
+}
+
 /** What is wrong with PostgreSQL's plan for `query`, or nothing. */
 function postgresProblems(query: Captured, plan: PgNode): string[] {
   const problems: string[] = [];
@@ -183,7 +197,7 @@ function postgresProblems(query: Captured, plan: PgNode): string[] {
     const type = node['Node Type'];
     if (type === 'Seq Scan') problems.push('full scan: Seq Scan');
     if (isPage(query.sql) && /Sort$/.test(type)) problems.push(`sorts the page: ${type}`);
-    if ((isPage(query.sql) || isCount(query.sql)) && node.Filter) {
+    if ((isPage(query.sql) || isCount(query.sql)) && node.Filter && dropsRows(node.Filter, plan)) {
       problems.push(`${type} reads rows and drops them: Filter ${node.Filter}`);
     }
   }
@@ -203,9 +217,9 @@ describe(`list queries use indexes (${TEST_DIALECT})`, () => {
    * among the organization's rows (one metric, plan, product, status, currency and country
    * against `many` others), as for a filter worth an index.
    */
-  async function seed(who: TestTenant, many: number): Promise<Ids> {
-    const { product, metrics } = await createCatalog(t, who.organizationId, 1);
-    const busy = await createCatalog(t, who.organizationId, many);
+  async function seed(who: TestTenant, many: number, livemode = true): Promise<Ids> {
+    const { product, metrics } = await createCatalog(t, who.organizationId, 1, livemode);
+    const busy = await createCatalog(t, who.organizationId, many, livemode);
     const [metric, busyMetric] = [metrics[0], busy.metrics[0]];
     const inPlan = await createPrice(t, who, metric.id);
     const inGone = await createPrice(t, who, metric.id);
@@ -244,15 +258,22 @@ describe(`list queries use indexes (${TEST_DIALECT})`, () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    tenant = await t.createTenant('Acme');
+    const acme = await createTwoModeTenant(t, 'Acme');
+    tenant = acme.live;
     ids = await seed(tenant, 40);
+    // The same organization's test mode holds as much again: rows a live list must not read.
+    await seed(acme.test, 40, false);
     await seed(await t.createTenant('Other'), 5);
     if (TEST_DIALECT === 'postgres') {
       // Statistics let PostgreSQL tell the indexes apart: without them every equality is guessed
       // equally selective, and a COUNT, which needs no order, may search any index of the
       // organization and drop the rows of other metrics or statuses. With them, the index that
-      // answers the filter is the cheaper one when it exists.
-      await t.dataSource.query('ANALYZE');
+      // answers the filter is the cheaper one when it exists. VACUUM sets the visibility map,
+      // as autovacuum keeps it in a running database (and bench/run.ts's settle does): without it
+      // a COUNT costs a heap visit per row whatever the index, and a narrow index on plan_id alone
+      // (ix_prices_plan, for a plan's prices in order) could win over the index that holds the
+      // organization and mode as well, then drop nothing but read them from the table.
+      await t.dataSource.query('VACUUM ANALYZE');
     } else {
       // No statistics on SQLite: without them its planner takes an equality to pick out a few
       // rows, as it does among many organizations. Statistics of this database, where one

@@ -60,12 +60,16 @@ export async function createCatalog(
   t: TestApp,
   organizationId: string,
   metricCount = 2,
+  livemode = true,
 ): Promise<{ product: Product; metrics: BillableMetric[] }> {
-  const product = await createProduct(t, organizationId);
+  const product = await createProduct(t, organizationId, { livemode });
   const metrics: BillableMetric[] = [];
   for (let i = 0; i < metricCount; i++) {
     metrics.push(
-      await createBillableMetric(t, organizationId, product.id, { name: `Metric ${i + 1}` }),
+      await createBillableMetric(t, organizationId, product.id, {
+        name: `Metric ${i + 1}`,
+        livemode,
+      }),
     );
   }
   return { product, metrics };
