@@ -37,9 +37,7 @@ function anchorOf(heading: string): string {
 }
 
 function anchorsOf(markdown: string): Set<string> {
-  return new Set(
-    [...prose(markdown).matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => anchorOf(m[1])),
-  );
+  return new Set([...prose(markdown).matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => anchorOf(m[1])));
 }
 
 /** Every inline link target of the page's prose: `[text](target)`. */
@@ -55,28 +53,38 @@ describe('the documentation', () => {
     expect(lines.length).toBeLessThanOrEqual(200);
   });
 
-  it.each(all)('%s links only to files of the repository that exist, and to real anchors', (page) => {
-    const text = readFileSync(join(ROOT, page), 'utf8');
-    const broken: string[] = [];
-    for (const target of links(text)) {
-      if (/^(https?|mailto):/.test(target)) continue;
-      const [path, anchor] = target.split('#');
-      const file = path === '' ? join(ROOT, page) : resolve(ROOT, dirname(page), path);
-      const fromRoot = relative(ROOT, file);
-      if (fromRoot.startsWith('..')) {
-        broken.push(`${target} (outside the repository)`);
-      } else if (!existsSync(file)) {
-        if (!COMING.has(fromRoot)) broken.push(`${target} (no such file)`);
-      } else if (anchor && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(anchor)) {
-        broken.push(`${target} (no such heading)`);
+  it.each(all)(
+    '%s links only to files of the repository that exist, and to real anchors',
+    (page) => {
+      const text = readFileSync(join(ROOT, page), 'utf8');
+      const broken: string[] = [];
+      for (const target of links(text)) {
+        if (/^(https?|mailto):/.test(target)) continue;
+        const [path, anchor] = target.split('#');
+        const file = path === '' ? join(ROOT, page) : resolve(ROOT, dirname(page), path);
+        const fromRoot = relative(ROOT, file);
+        if (fromRoot.startsWith('..')) {
+          broken.push(`${target} (outside the repository)`);
+        } else if (!existsSync(file)) {
+          if (!COMING.has(fromRoot)) broken.push(`${target} (no such file)`);
+        } else if (
+          anchor &&
+          file.endsWith('.md') &&
+          !anchorsOf(readFileSync(file, 'utf8')).has(anchor)
+        ) {
+          broken.push(`${target} (no such heading)`);
+        }
       }
-    }
-    expect(broken).toEqual([]);
-  });
+      expect(broken).toEqual([]);
+    },
+  );
 
-  it.each(all)('%s cites the contract as docs/api.md, never an API.md outside the repository', (page) => {
-    const text = readFileSync(join(ROOT, page), 'utf8');
-    expect(text).not.toMatch(/(^|[^/\w])API\.md/);
-    expect(text).not.toMatch(/\.\.\/shared/);
-  });
+  it.each(all)(
+    '%s cites the contract as docs/api.md, never an API.md outside the repository',
+    (page) => {
+      const text = readFileSync(join(ROOT, page), 'utf8');
+      expect(text).not.toMatch(/(^|[^/\w])API\.md/);
+      expect(text).not.toMatch(/\.\.\/shared/);
+    },
+  );
 });

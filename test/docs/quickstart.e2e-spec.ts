@@ -101,7 +101,11 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
       const [planId] = printed('plan');
       expect(planId).toMatch(/^plan_[0-9A-Za-z]{16,40}$/);
       const plan = await get(`/v0/plans/${planId}`);
-      expect(plan).toMatchObject({ productId: product, billingInterval: 'monthly', currency: 'USD' });
+      expect(plan).toMatchObject({
+        productId: product,
+        billingInterval: 'monthly',
+        currency: 'USD',
+      });
       expect(plan.prices.map((p: any) => p.id)).toEqual(prices);
       expect(plan.prices.map((p: any) => p.billableMetricId)).toEqual(metrics);
       expect(plan.prices.map((p: any) => p.planId)).toEqual([planId, planId]);
@@ -120,7 +124,9 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
         livemode: false,
         data: { object: { id: endpointId } },
       });
-      const deliveries = await get(`/v0/webhookEndpoints/${endpointId}/deliveries?eventId=${eventId}`);
+      const deliveries = await get(
+        `/v0/webhookEndpoints/${endpointId}/deliveries?eventId=${eventId}`,
+      );
       expect(deliveries.data).toContainEqual(expect.objectContaining({ succeeded: true }));
     });
 
