@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The quickstart of docs/quickstart.md as one script (test/docs/quickstart.e2e-spec.ts runs it,
+# and checks that the page shows it verbatim). Needs bash, curl and node.
+set -euo pipefail
+: "${KEY:?export KEY=sk_test_... first: the key that the first npm start printed}"
+API="${API:-http://localhost:3000}"
+RECEIVER_PORT="${RECEIVER_PORT:-4242}"
+
+# api METHOD PATH [JSON]: calls the API with your key and prints the response body; on an
+# answer other than 2xx it prints the status and the error body and fails.
+api() {
+  local args=(-sS -X "$1" "$API$2" -H "Authorization: Bearer $KEY" -w '\n%{http_code}')
+  if [[ $# -ge 3 ]]; then args+=(-H 'Content-Type: application/json' -d "$3"); fi
+  local out status
+  out=$(curl "${args[@]}") || return 1
+  status=${out##*$'\n'}
+  out=${out%$'\n'*}
+  if [[ $status != 2?? ]]; then
+    echo "$1 $2 answered $status: $out" >&2
+    return 1
+  fi
+  printf '%s\n' "$out"
+}
+
+# field PATH: prints one field of the JSON on standard input (`id`, `prices.0.planId`); fails
+# when the field is missing or null, so no step ever carries on with an empty id.
+field() {
+  node -e '
+    let v;
+    try { v = JSON.parse(require("fs").readFileSync(0, "utf8")); } catch { process.exit(1); }
+    for (const k of process.argv[1].split(".")) v = v == null ? undefined : v[k];
+    if (v == null) { console.error(`no ${process.argv[1]} in the answer`); process.exit(1); }
+    console.log(typeof v === "string" ? v : JSON.stringify(v));
+  ' "$1"
+}
+
+fail() {
+  echo "$*" >&2
+  return 1
+}
+
+# 1. A webhook receiver on your machine: it writes each POST it gets (headers and body) as
+# one line of received.jsonl and answers 204.
+HOOKS=$(mktemp -d)
+node -e '
+  const fs = require("fs");
+  require("http").createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      if (req.method === "POST") {
+        fs.appendFileSync(process.argv[2], JSON.stringify({ headers: req.headers, body }) + "\n");
+      }
+      res.writeHead(204).end();
+    });
+  }).listen(Number(process.argv[1]), "127.0.0.1");
+' "$RECEIVER_PORT" "$HOOKS/received.jsonl" &
+RECEIVER=$!
+trap 'kill "$RECEIVER" 2>/dev/null; rm -rf "$HOOKS"' EXIT
+for _ in $(seq 50); do
+  curl -s -o /dev/null "http://127.0.0.1:$RECEIVER_PORT/" && break
+  sleep 0.1
+done
+
+# 2. A webhook endpoint that sends every event to that receiver. The answer holds the signing
+# secret, shown only here (and after a rotation).
+ENDPOINT=$(api POST /v0/webhookEndpoints \
+  "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/webhooks\",\"enabledEvents\":[\"*\"]}")
+ENDPOINT_ID=$(field id <<<"$ENDPOINT")
+SECRET=$(field secret <<<"$ENDPOINT")
+echo "webhook endpoint  $ENDPOINT_ID"
+
+# 3. A product, and two billable metrics of it: API calls (counted) and tokens (summed).
+PRODUCT=$(api POST /v0/products '{"name":"AI API","description":"Tokens and requests"}' | field id)
+CALLS=$(api POST /v0/billableMetrics "$(printf \
+  '{"productId":"%s","name":"API calls","unit":"call","aggregation":"COUNT"}' "$PRODUCT")" |
+  field id)
+TOKENS=$(api POST /v0/billableMetrics "$(printf \
+  '{"productId":"%s","name":"Tokens","unit":"token","aggregation":"SUM","valueProperty":"$.tokens"}' \
+  "$PRODUCT")" | field id)
+echo "product           $PRODUCT"
+echo "billable metrics  $CALLS $TOKENS"
+
+# 4. One price per metric (amounts are decimal strings), then a monthly plan that takes both.
+PRICE_CALLS=$(api POST /v0/prices "$(printf \
+  '{"billableMetricId":"%s","model":"standard","invoiceDisplayName":"API calls","properties":{"unitPrice":"0.002"}}' \
+  "$CALLS")" | field id)
+PRICE_TOKENS=$(api POST /v0/prices "$(printf \
+  '{"billableMetricId":"%s","model":"standard","invoiceDisplayName":"Tokens","properties":{"unitPrice":"0.00002"}}' \
+  "$TOKENS")" | field id)
+PLAN=$(api POST /v0/plans "$(printf \
+  '{"name":"Pro","productId":"%s","billingInterval":"monthly","currency":"USD","prices":["%s","%s"]}' \
+  "$PRODUCT" "$PRICE_CALLS" "$PRICE_TOKENS")")
+PLAN_ID=$(field id <<<"$PLAN")
+[[ $(field prices.1.planId <<<"$PLAN") == "$PLAN_ID" ]] || fail "the plan did not take its prices"
+echo "prices            $PRICE_CALLS $PRICE_TOKENS"
+echo "plan              $PLAN_ID"
+
+# 5. The webhooks received so far. Each is checked as Standard Webhooks says: the signature is
+# the base64 HMAC-SHA256, under the secret (base64 after "whsec_"), of "id.timestamp.body".
+# The endpoint's own creation is the first event it gets; waits up to 15 s for it.
+node -e '
+  const crypto = require("crypto");
+  const fs = require("fs");
+  const [secret, file] = process.argv.slice(1);
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const deadline = Date.now() + 15000;
+  (function look() {
+    const lines = fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n") : [];
+    const received = lines.filter(Boolean).map((line) => {
+      const { headers: h, body } = JSON.parse(line);
+      const signed = `${h["webhook-id"]}.${h["webhook-timestamp"]}.${body}`;
+      const mac = crypto.createHmac("sha256", key).update(signed).digest("base64");
+      return { event: JSON.parse(body), ok: h["webhook-signature"].split(" ").includes(`v1,${mac}`) };
+    });
+    if (!received.some((r) => r.event.type === "webhookEndpoint.created")) {
+      if (Date.now() < deadline) return setTimeout(look, 200);
+      console.error("no webhookEndpoint.created webhook arrived within 15 s");
+      process.exit(1);
+    }
+    for (const r of received) {
+      console.log(`webhook           ${r.event.id} ${r.event.type} signature ${r.ok ? "ok" : "WRONG"}`);
+    }
+    if (received.some((r) => !r.ok)) process.exit(1);
+  })();
+' "$SECRET" "$HOOKS/received.jsonl"
+
+# 6. An external bank account, in test mode: the sandbox bank decides by the last four digits
+# (docs/testing.md); 6789 is verified after about a second. A new number each run, because the
+# same account twice is a 409. Polls for up to 10 s until the status leaves "pending".
+ACCOUNT_NUMBER="$(printf '%05d%05d' "$RANDOM" "$RANDOM")6789"
+ACCOUNT=$(api POST /v0/externalAccounts "$(printf \
+  '{"countryCode":"US","bankName":"STRIPE TEST BANK","currency":"USD","accountNumber":"%s","routingNumber":"110000000","accountHolderName":"Jenny Rosen","accountHolderType":"company"}' \
+  "$ACCOUNT_NUMBER")" | field id)
+STATUS=pending
+for _ in $(seq 20); do
+  STATUS=$(api GET "/v0/externalAccounts/$ACCOUNT" | field status)
+  [[ $STATUS != pending ]] && break
+  sleep 0.5
+done
+echo "bank account      $ACCOUNT $STATUS"
+[[ $STATUS == verified ]] || fail "the test-mode bank account is $STATUS, not verified"
+echo "done"

@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Finished, ROOT, RunningServer, freePort, startServer } from '../helpers/processes';
+import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
+import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
+
+const SCRIPT = 'docs/quickstart.sh';
+const PAGE = 'docs/quickstart.md';
+
+/** The contents of the ```bash blocks of a Markdown page, in order. */
+function bashBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+}
+
+/** Runs docs/quickstart.sh as a reader would, with only the variables the page tells them to set. */
+function runQuickstart(env: Record<string, string>, timeoutMs = 90_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [SCRIPT], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so that a script that hangs is killed with its webhook receiver.
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
+  it('shows docs/quickstart.sh verbatim: its bash blocks, in order, are the script', () => {
+    const script = readFileSync(join(ROOT, SCRIPT), 'utf8');
+    const blocks = bashBlocks(readFileSync(join(ROOT, PAGE), 'utf8'));
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(blocks.join('\n')).toBe(script);
+  });
+
+  describe('run against a service started as the page says, on an empty database', () => {
+    let database: TestDatabase;
+    let server: RunningServer | undefined;
+    let key: string;
+    let run: Finished;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      server = await startServer({
+        DATABASE_URL: database.url,
+        ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        NODE_ENV: 'development',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      });
+      key = /sk_test_[0-9A-Za-z]{32}/.exec(server.output())?.[0] ?? '';
+      run = await runQuickstart({
+        KEY: key,
+        API: server.url,
+        RECEIVER_PORT: String(await freePort()),
+      });
+    }, 180_000);
+
+    afterAll(async () => {
+      await server?.stop();
+      await database?.drop();
+    });
+
+    /** Each line the script printed for `label`, as its values (`label   value value…`). */
+    function printedLines(label: string): string[][] {
+      const lines = [...run.stdout.matchAll(new RegExp(`^${label} {2,}(.+)$`, 'gm'))];
+      if (lines.length === 0) {
+        throw new Error(`the script printed no "${label}" line:\n${run.stdout}${run.stderr}`);
+      }
+      return lines.map((line) => line[1].split(' '));
+    }
+
+    const printed = (label: string): string[] => printedLines(label)[0];
+
+    async function get(path: string): Promise<any> {
+      const res = await fetch(`${server!.url}${path}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      return res.json();
+    }
+
+    it('starts from the sk_test_ key that the first start printed', () => {
+      expect(key).toMatch(/^sk_test_/);
+    });
+
+    it('creates a product, two billable metrics, and a plan that holds a price of each', async () => {
+      const [product] = printed('product');
+      const metrics = printed('billable metrics');
+      const prices = printed('prices');
+      const [planId] = printed('plan');
+      expect(planId).toMatch(/^plan_[0-9A-Za-z]{16,40}$/);
+      const plan = await get(`/v0/plans/${planId}`);
+      expect(plan).toMatchObject({
+        productId: product,
+        billingInterval: 'monthly',
+        currency: 'USD',
+      });
+      expect(plan.prices.map((p: any) => p.id)).toEqual(prices);
+      expect(plan.prices.map((p: any) => p.billableMetricId)).toEqual(metrics);
+      expect(plan.prices.map((p: any) => p.planId)).toEqual([planId, planId]);
+      expect(plan.prices[1].properties).toEqual({ unitPrice: '0.00002' });
+    });
+
+    it('receives a webhook on the local receiver, and finds its signature right', async () => {
+      const [endpointId] = printed('webhook endpoint');
+      const webhooks = printedLines('webhook');
+      // Every webhook received is printed with its verdict; each signature must be right.
+      expect(webhooks.map((w) => w.slice(2))).not.toContainEqual(['signature', 'WRONG']);
+      const [eventId] = webhooks.find((w) => w[1] === 'webhookEndpoint.created') ?? [];
+      expect(webhooks).toContainEqual([eventId, 'webhookEndpoint.created', 'signature', 'ok']);
+      expect(await get(`/v0/events/${eventId}`)).toMatchObject({
+        type: 'webhookEndpoint.created',
+        livemode: false,
+        data: { object: { id: endpointId } },
+      });
+      const deliveries = await get(
+        `/v0/webhookEndpoints/${endpointId}/deliveries?eventId=${eventId}`,
+      );
+      expect(deliveries.data).toContainEqual(expect.objectContaining({ succeeded: true }));
+    });
+
+    it('sees the test-mode bank account verified by the sandbox within 10 seconds', async () => {
+      const [accountId, status] = printed('bank account');
+      expect(status).toBe('verified');
+      expect(await get(`/v0/externalAccounts/${accountId}`)).toMatchObject({
+        status: 'verified',
+        statusReason: null,
+        accountNumber: '****6789',
+      });
+    });
+
+    it('ends with "done" and exit code 0', () => {
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(run.stdout.trimEnd().split('\n').pop()).toBe('done');
+    });
+  });
+});
