@@ -1,6 +1,6 @@
 /**
  * The migrations of each dialect, in order. A module that changes the schema adds one class to
- * each list (see the README, "Adding a module"); one whose SQL is the same on both databases
+ * each list (see docs/development.md, "Adding a module"); one whose SQL is the same on both databases
  * lives in portable/ and goes in both lists.
  */
 import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
