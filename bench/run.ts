@@ -1,18 +1,18 @@
 /**
  * The benchmark: the built service and a bare node:http baseline (bench/baseline) doing the same
  * database work, each in a child process on loopback, loaded one after the other by the same
- * autocannon settings, on SQLite and on PostgreSQL. See BENCHMARKS.md for what it measures.
+ * autocannon settings, on SQLite and on PostgreSQL. See docs/benchmarks.md for what it measures.
  *
  *   npm run bench          full mode: 10 s per run after a 3 s warm-up, 3 repeats, the 10k/1M
- *                          plans scale; writes BENCHMARKS.md (its generated section)
+ *                          plans scale; writes docs/benchmarks.md (its generated section)
  *   npm run bench:quick    a few seconds per scenario, no scale: a smoke run
  *
  * Options (after `--`): --db sqlite,postgres  --scenarios getPlan,createPlan  --duration 10
  *   --warmup 3  --repeats 3  --connections 50  --scale 10000,1000000 | --no-scale
  *   --log-level info  --targets service,baseline  --profile (CPU profiles of both, under
  *   bench/results/profiles; read them with bench/profile-summary.ts)
- *   --write | --no-write (BENCHMARKS.md)
- *   --render bench/results/<run>.json   writes BENCHMARKS.md's generated section again from a
+ *   --write | --no-write (docs/benchmarks.md)
+ *   --render bench/results/<run>.json   writes docs/benchmarks.md's generated section again from a
  *                          saved run, measuring nothing (after a change to the report's layout)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -456,7 +456,7 @@ async function main(): Promise<void> {
       run: RunInfo;
       measurements: Measurement[];
     };
-    writeReport(join(ROOT, 'BENCHMARKS.md'), saved.run, saved.measurements);
+    writeReport(join(ROOT, 'docs', 'benchmarks.md'), saved.run, saved.measurements);
     log(`report written from ${options.render}`);
     return;
   }
@@ -489,7 +489,7 @@ async function main(): Promise<void> {
   const json = join(RESULTS_DIR, `${stamp}-${options.mode}.json`);
   writeFileSync(json, JSON.stringify({ run, measurements }, null, 2));
   const target = options.write
-    ? join(ROOT, 'BENCHMARKS.md')
+    ? join(ROOT, 'docs', 'benchmarks.md')
     : join(RESULTS_DIR, `${stamp}-${options.mode}.md`);
   writeReport(target, run, measurements);
   log(`results: ${json}; report: ${target}`);

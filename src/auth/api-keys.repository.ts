@@ -5,7 +5,7 @@ import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
 
 /**
- * The live key of a hash: constant SQL, on every request whose key is not cached (BENCHMARKS.md,
+ * The live key of a hash: constant SQL, on every request whose key is not cached (docs/benchmarks.md,
  * the bearer guard's lookup).
  */
 const AUTHENTICATE_SQL =

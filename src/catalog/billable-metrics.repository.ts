@@ -31,7 +31,7 @@ export class BillableMetricsRepository {
   /**
    * The product of each of the organization's metrics (in this mode) among `ids` (distinct, well-formed ids);
    * missing ones are absent. Constant SQL, one text per count: plan writes ask it for every
-   * listed price (BENCHMARKS.md, plans' hot path).
+   * listed price (docs/benchmarks.md, plans' hot path).
    */
   async productsOf(
     m: EntityManager,

@@ -26,7 +26,7 @@ export class ProductsRepository {
 
   /**
    * Whether the organization has this product in this mode. Constant SQL: every plan create asks it
-   * (BENCHMARKS.md, plans' hot path).
+   * (docs/benchmarks.md, plans' hot path).
    */
   async exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
     this.existsSql ??=

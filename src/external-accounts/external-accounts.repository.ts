@@ -14,7 +14,7 @@ export interface ExternalAccountFilter {
 /**
  * The queries of external bank accounts, on the entity manager of the caller's unit of work.
  * Reading one account and its update are constant SQL through the EntityTable mechanism (the
- * PATCH hot path, BENCHMARKS.md); the rest is TypeORM.
+ * PATCH hot path, docs/benchmarks.md); the rest is TypeORM.
  */
 @Injectable()
 export class ExternalAccountsRepository {

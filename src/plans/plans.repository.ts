@@ -14,7 +14,7 @@ export interface PlanFilter {
  * The queries of plans and their counts, on the entity manager of the caller's unit of work.
  * Plans' hot paths (read, insert, list) are constant SQL through the EntityTable mechanism: the
  * statements TypeORM's find options produced, built once instead of on every request
- * (BENCHMARKS.md); updates go through TypeORM.
+ * (docs/benchmarks.md); updates go through TypeORM.
  */
 @Injectable()
 export class PlansRepository {

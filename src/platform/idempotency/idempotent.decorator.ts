@@ -86,7 +86,7 @@ const skipReplays: MethodDecorator = (target, property, descriptor) => {
  * handler is skipped for a replay; otherwise the route passes @IdempotencyCommit() to its
  * service, so that its first transaction stores the answer in the same commit. Not a Nest
  * interceptor: Nest puts every route that has one through an RxJS chain with two AsyncResource
- * bindings per request, a sixth of the CPU of a PATCH (BENCHMARKS.md).
+ * bindings per request, a sixth of the CPU of a PATCH (docs/benchmarks.md).
  */
 export function Idempotent(): MethodDecorator {
   return applyDecorators(
