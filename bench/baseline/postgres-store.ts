@@ -1,17 +1,23 @@
 import { Pool, PoolClient } from 'pg';
-import { countSlot, newPlanId } from './store';
 import {
   CreatePlanBody,
   Row,
   SQL,
   Store,
+  Tenant,
   accountView,
+  countSlot,
+  eventRow,
   insertedPlan,
   mergeMetadata,
+  newPlanId,
   newPlanRow,
+  newRequestId,
   numbered,
   planView,
   priceProblem,
+  priceView,
+  tenantOf,
 } from './store';
 
 /**
@@ -46,6 +52,32 @@ export function postgresStore(url: string): Store {
     }
   }
 
+  /** The write's events, and the endpoints that would get them (none in the benchmark). */
+  async function recordEvents(
+    c: PoolClient,
+    tenant: Tenant,
+    events: [string, object, object | null][],
+    now: Date,
+  ): Promise<void> {
+    await q(c, SQL.endpoints, [tenant.organizationId, tenant.livemode]);
+    const requestId = newRequestId();
+    for (const [type, object, previous] of events) {
+      await q(
+        c,
+        SQL.insertEvent,
+        eventRow(
+          tenant,
+          type,
+          object,
+          previous as Record<string, unknown> | null,
+          requestId,
+          now,
+          tenant.livemode,
+        ),
+      );
+    }
+  }
+
   async function withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     try {
@@ -58,18 +90,19 @@ export function postgresStore(url: string): Store {
   return {
     async authenticate(keyHash) {
       const [row] = await q(pool, SQL.auth, [keyHash]);
-      return row ? (row.organization_id as string) : null;
+      return row ? tenantOf(row) : null;
     },
-    getPlan: (organizationId, id) =>
+    getPlan: (tenant, id) =>
       withClient(async (c) => {
-        const [plan] = await q(c, SQL.plan, [id, organizationId]);
+        const [plan] = await q(c, SQL.plan, [id, tenant.organizationId, tenant.livemode]);
         if (!plan) return null;
         return planView(plan, await q(c, SQL.pricesOfPlan, [id]));
       }),
-    listPlans: (organizationId, limit, offset) =>
+    listPlans: (tenant, limit, offset) =>
       withClient(async (c) => {
-        const plans = await q(c, SQL.planPage, [organizationId, limit, offset]);
-        const [{ cnt }] = await q(c, SQL.planCount, [organizationId]);
+        const scope = [tenant.organizationId, tenant.livemode];
+        const plans = await q(c, SQL.planPage, [...scope, limit, offset]);
+        const [{ cnt }] = await q(c, SQL.planCount, scope);
         const prices =
           plans.length === 0
             ? []
@@ -85,11 +118,16 @@ export function postgresStore(url: string): Store {
           pagination: { limit, offset, total: Number(cnt) },
         };
       }),
-    patchAccountMetadata: (organizationId, id, patch) =>
+    patchAccountMetadata: (tenant, id, patch) =>
       inTransaction(async (c) => {
-        const [row] = await q(c, `${SQL.account} FOR UPDATE`, [id, organizationId]);
+        const [row] = await q(c, `${SQL.account} FOR UPDATE`, [
+          id,
+          tenant.organizationId,
+          tenant.livemode,
+        ]);
         if (!row) return null;
-        const metadata = mergeMetadata(row.metadata as Record<string, unknown>, patch);
+        const old = row.metadata as Record<string, unknown>;
+        const metadata = mergeMetadata(old, patch);
         const now = new Date();
         await q(c, SQL.updateAccount, [
           row.account_holder_name,
@@ -100,28 +138,36 @@ export function postgresStore(url: string): Store {
           now.toISOString(),
           id,
         ]);
-        return accountView({ ...row, updated_at: now }, metadata);
+        const account = accountView({ ...row, updated_at: now }, metadata);
+        await recordEvents(
+          c,
+          tenant,
+          [['externalBankAccount.updated', account, { metadata: old }]],
+          now,
+        );
+        return account;
       }),
-    createPlan: (organizationId, body: CreatePlanBody) =>
+    createPlan: (tenant, body: CreatePlanBody) =>
       inTransaction(async (c) => {
-        const exists = await q(c, SQL.productExists, [body.productId, organizationId]);
+        const scope = [tenant.organizationId, tenant.livemode];
+        const exists = await q(c, SQL.productExists, [body.productId, ...scope]);
         if (exists.length === 0) return 'no such product';
         const ids = body.prices;
-        const rows = await q(c, SQL.loadPrices(ids.length), [...ids, organizationId]);
+        const rows = await q(c, SQL.loadPrices(ids.length), [...ids, ...scope]);
         const problem = priceProblem(ids, rows, body.productId);
         if (problem) return problem;
         const now = new Date();
-        const planRow = newPlanRow(newPlanId(), organizationId, body, now);
+        const planRow = newPlanRow(newPlanId(), tenant, tenant.livemode, body, now);
         await q(c, SQL.insertPlan, planRow);
         const taken = await c.query(numbered(SQL.takePrices(ids.length)), [
           planRow[0],
           ...ids,
           now,
           ...ids,
-          organizationId,
+          ...scope,
         ]);
         if (taken.rowCount !== ids.length) throw new Error('a price was taken meanwhile');
-        await q(c, SQL.countPlan, [organizationId, body.productId, countSlot()]);
+        await q(c, SQL.countPlan, [...scope, body.productId, countSlot()]);
         const byId = new Map(rows.map((r) => [r.id, r]));
         const prices = ids.map((id, i) => ({
           ...byId.get(id),
@@ -129,7 +175,21 @@ export function postgresStore(url: string): Store {
           plan_position: i,
           updated_at: now,
         }));
-        return planView(insertedPlan(planRow, now), prices);
+        const plan = planView(insertedPlan(planRow, now), prices);
+        await recordEvents(
+          c,
+          tenant,
+          [
+            ['plan.created', plan, null],
+            ...prices.map((p): [string, object, object] => [
+              'price.updated',
+              priceView(p),
+              { planId: null },
+            ]),
+          ],
+          now,
+        );
+        return plan;
       }),
     close: () => pool.end(),
   };

@@ -45,32 +45,32 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
   const header = req.headers.authorization ?? '';
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-  const organizationId = token
+  const tenant = token
     ? await store.authenticate(createHash('sha256').update(token).digest('hex'))
     : null;
-  if (!organizationId) return send(res, 401, { error: 'unauthorized' });
+  if (!tenant) return send(res, 401, { error: 'unauthorized' });
 
   let match: RegExpExecArray | null;
   if (req.method === 'GET' && path === '/v0/plans') {
     const params = new URLSearchParams(query);
     const limit = Number(params.get('limit') ?? 10);
     const offset = Number(params.get('offset') ?? 0);
-    return send(res, 200, await store.listPlans(organizationId, limit, offset));
+    return send(res, 200, await store.listPlans(tenant, limit, offset));
   }
   if (req.method === 'GET' && (match = PLAN_PATH.exec(path))) {
-    const plan = await store.getPlan(organizationId, match[1]);
+    const plan = await store.getPlan(tenant, match[1]);
     return plan ? send(res, 200, plan) : send(res, 404, { error: 'not_found' });
   }
   if (req.method === 'POST' && path === '/v0/plans') {
     const body = (await readBody(req)) as CreatePlanBody;
-    const plan = await store.createPlan(organizationId, body);
+    const plan = await store.createPlan(tenant, body);
     if (typeof plan === 'string')
       return send(res, 400, { error: 'validation_error', message: plan });
     return send(res, 201, plan, `/v0/plans/${(plan as { id: string }).id}`);
   }
   if (req.method === 'PATCH' && (match = ACCOUNT_PATH.exec(path))) {
     const body = (await readBody(req)) as { metadata?: Record<string, string> };
-    const account = await store.patchAccountMetadata(organizationId, match[1], body.metadata ?? {});
+    const account = await store.patchAccountMetadata(tenant, match[1], body.metadata ?? {});
     return account ? send(res, 200, account) : send(res, 404, { error: 'not_found' });
   }
   send(res, 404, { error: 'not_found' });

@@ -1,17 +1,28 @@
 import Sqlite from 'better-sqlite3';
-import { countSlot, newPlanId } from './store';
 import {
   CreatePlanBody,
   Row,
   SQL,
   Store,
+  Tenant,
   accountView,
+  countSlot,
+  eventRow,
   insertedPlan,
   mergeMetadata,
+  newPlanId,
   newPlanRow,
+  newRequestId,
   planView,
   priceProblem,
+  priceView,
+  tenantOf,
 } from './store';
+
+/** SQLite has no booleans: the mode is 1 (live) or 0 (test). */
+function mode(tenant: Tenant): number {
+  return tenant.livemode ? 1 : 0;
+}
 
 /** TypeORM's `datetime` text on SQLite. */
 function datetime(date: Date): string {
@@ -37,24 +48,44 @@ export function sqliteStore(path: string): Store {
     return s;
   };
 
-  const createPlan = db.transaction((organizationId: string, body: CreatePlanBody) => {
-    if (!stmt(SQL.productExists).get(body.productId, organizationId)) return 'no such product';
+  /** The write's events, and the endpoints that would get them (none in the benchmark). */
+  const recordEvents = (tenant: Tenant, events: [string, object, object | null][], now: Date) => {
+    stmt(SQL.endpoints).all(tenant.organizationId, mode(tenant));
+    const requestId = newRequestId();
+    for (const [type, object, previous] of events) {
+      stmt(SQL.insertEvent).run(
+        ...eventRow(
+          tenant,
+          type,
+          object,
+          previous as Record<string, unknown> | null,
+          requestId,
+          datetime(now),
+          mode(tenant),
+        ),
+      );
+    }
+  };
+
+  const createPlan = db.transaction((tenant: Tenant, body: CreatePlanBody) => {
+    const scope = [tenant.organizationId, mode(tenant)];
+    if (!stmt(SQL.productExists).get(body.productId, ...scope)) return 'no such product';
     const ids = body.prices;
-    const rows = stmt(SQL.loadPrices(ids.length)).all(...ids, organizationId) as Row[];
+    const rows = stmt(SQL.loadPrices(ids.length)).all(...ids, ...scope) as Row[];
     const problem = priceProblem(ids, rows, body.productId);
     if (problem) return problem;
     const now = new Date();
-    const planRow = newPlanRow(newPlanId(), organizationId, body, datetime(now));
+    const planRow = newPlanRow(newPlanId(), tenant, mode(tenant), body, datetime(now));
     stmt(SQL.insertPlan).run(...planRow);
     const taken = stmt(SQL.takePrices(ids.length)).run(
       planRow[0],
       ...ids,
       datetime(now),
       ...ids,
-      organizationId,
+      ...scope,
     );
     if (taken.changes !== ids.length) throw new Error('a price was taken meanwhile');
-    stmt(SQL.countPlan).run(organizationId, body.productId, countSlot());
+    stmt(SQL.countPlan).run(...scope, body.productId, countSlot());
     const byId = new Map(rows.map((r) => [r.id, r]));
     const prices = ids.map((id, i) => ({
       ...byId.get(id),
@@ -62,14 +93,28 @@ export function sqliteStore(path: string): Store {
       plan_position: i,
       updated_at: datetime(now),
     }));
-    return planView(insertedPlan(planRow, now), prices);
+    const plan = planView(insertedPlan(planRow, now), prices);
+    recordEvents(
+      tenant,
+      [
+        ['plan.created', plan, null],
+        ...prices.map((p): [string, object, object] => [
+          'price.updated',
+          priceView(p),
+          { planId: null },
+        ]),
+      ],
+      now,
+    );
+    return plan;
   });
 
   const patchAccount = db.transaction(
-    (organizationId: string, id: string, patch: Record<string, unknown>) => {
-      const row = stmt(SQL.account).get(id, organizationId) as Row | undefined;
+    (tenant: Tenant, id: string, patch: Record<string, unknown>) => {
+      const row = stmt(SQL.account).get(id, tenant.organizationId, mode(tenant)) as Row | undefined;
       if (!row) return null;
-      const metadata = mergeMetadata(JSON.parse(row.metadata as string), patch);
+      const old = JSON.parse(row.metadata as string) as Record<string, unknown>;
+      const metadata = mergeMetadata(old, patch);
       const now = new Date();
       stmt(SQL.updateAccount).run(
         row.account_holder_name,
@@ -80,23 +125,26 @@ export function sqliteStore(path: string): Store {
         datetime(now),
         id,
       );
-      return accountView({ ...row, updated_at: now }, metadata);
+      const account = accountView({ ...row, updated_at: now }, metadata);
+      recordEvents(tenant, [['externalBankAccount.updated', account, { metadata: old }]], now);
+      return account;
     },
   );
 
   return {
     authenticate(keyHash) {
       const row = stmt(SQL.auth).get(keyHash) as Row | undefined;
-      return Promise.resolve(row ? (row.organization_id as string) : null);
+      return Promise.resolve(row ? tenantOf(row) : null);
     },
-    getPlan(organizationId, id) {
-      const plan = stmt(SQL.plan).get(id, organizationId) as Row | undefined;
+    getPlan(tenant, id) {
+      const plan = stmt(SQL.plan).get(id, tenant.organizationId, mode(tenant)) as Row | undefined;
       if (!plan) return Promise.resolve(null);
       return Promise.resolve(planView(plan, stmt(SQL.pricesOfPlan).all(id) as Row[]));
     },
-    listPlans(organizationId, limit, offset) {
-      const plans = stmt(SQL.planPage).all(organizationId, limit, offset) as Row[];
-      const { cnt } = stmt(SQL.planCount).get(organizationId) as { cnt: number };
+    listPlans(tenant, limit, offset) {
+      const scope = [tenant.organizationId, mode(tenant)];
+      const plans = stmt(SQL.planPage).all(...scope, limit, offset) as Row[];
+      const { cnt } = stmt(SQL.planCount).get(...scope) as { cnt: number };
       const prices =
         plans.length === 0
           ? []
@@ -108,11 +156,11 @@ export function sqliteStore(path: string): Store {
         pagination: { limit, offset, total: cnt },
       });
     },
-    patchAccountMetadata(organizationId, id, patch) {
-      return Promise.resolve(patchAccount(organizationId, id, patch));
+    patchAccountMetadata(tenant, id, patch) {
+      return Promise.resolve(patchAccount(tenant, id, patch));
     },
-    createPlan(organizationId, body) {
-      return Promise.resolve(createPlan(organizationId, body));
+    createPlan(tenant, body) {
+      return Promise.resolve(createPlan(tenant, body));
     },
     close() {
       db.close();

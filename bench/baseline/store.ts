@@ -9,19 +9,27 @@ import { monotonicFactory } from 'ulid';
 /** A price or plan row as both drivers return it (timestamps as text on SQLite, Date on pg). */
 export type Row = Record<string, unknown>;
 
+/** Whose data a request reads and writes: an organization in one mode (docs/api.md §2). */
+export interface Tenant {
+  organizationId: string;
+  livemode: boolean;
+  /** The API key's id: the actor of the events the writes record. */
+  apiKeyId: string;
+}
+
 export interface Store {
-  /** The organization of a live key with this SHA-256, or null. */
-  authenticate(keyHash: string): Promise<string | null>;
-  getPlan(organizationId: string, id: string): Promise<object | null>;
-  listPlans(organizationId: string, limit: number, offset: number): Promise<object>;
+  /** The organization and mode of a key with this SHA-256 that is not revoked, or null. */
+  authenticate(keyHash: string): Promise<Tenant | null>;
+  getPlan(tenant: Tenant, id: string): Promise<object | null>;
+  listPlans(tenant: Tenant, limit: number, offset: number): Promise<object>;
   /** Merges `patch` into the account's metadata; null when there is no such account. */
   patchAccountMetadata(
-    organizationId: string,
+    tenant: Tenant,
     id: string,
     patch: Record<string, string | number | boolean | null>,
   ): Promise<object | null>;
   /** Creates a plan taking the listed free prices; a string says why it was refused. */
-  createPlan(organizationId: string, body: CreatePlanBody): Promise<object | string>;
+  createPlan(tenant: Tenant, body: CreatePlanBody): Promise<object | string>;
   close(): Promise<void>;
 }
 
@@ -48,40 +56,95 @@ export function newPlanId(): string {
   return `plan_${ulid()}`;
 }
 
+/** A request id as the service makes them (the events of a write carry it). */
+export function newRequestId(): string {
+  return `req_${ulid()}`;
+}
+
+/** An event id as the service makes them. */
+export function newEventId(): string {
+  return `evt_${ulid()}`;
+}
+
+/**
+ * The events a write records in its transaction (docs/events.md), as rows of EVENT_COLUMNS:
+ * the resource's view after the change, and for updates the old values of what changed.
+ */
+export function eventRow(
+  tenant: Tenant,
+  type: string,
+  object: object,
+  previousAttributes: Record<string, unknown> | null,
+  requestId: string,
+  now: unknown,
+  livemode: unknown,
+): unknown[] {
+  return [
+    newEventId(),
+    tenant.organizationId,
+    livemode,
+    type,
+    type.slice(0, type.indexOf('.')),
+    JSON.stringify({ object, previousAttributes }),
+    requestId,
+    null,
+    'apiKey',
+    tenant.apiKeyId,
+    now,
+  ];
+}
+
 export const AUTH_SQL =
-  'SELECT id, organization_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
+  'SELECT id, organization_id, mode FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
+
+/** The tenant of an api_keys row. */
+export function tenantOf(row: Row): Tenant {
+  return {
+    organizationId: row.organization_id as string,
+    livemode: row.mode !== 'test',
+    apiKeyId: row.id as string,
+  };
+}
+
+const EVENT_COLUMNS =
+  'id, organization_id, livemode, type, resource, data, request_id, idempotency_key, actor_type, actor_id, created_at';
 
 const PLAN_COLUMNS =
-  'id, organization_id, product_id, name, invoice_display_name, description, billing_interval, currency, tax_behavior, tax_code, tax_rate, created_at, updated_at, deleted_at';
+  'id, organization_id, livemode, product_id, name, invoice_display_name, description, billing_interval, currency, tax_behavior, tax_code, tax_rate, created_at, updated_at, deleted_at';
 const PRICE_COLUMNS =
-  'id, organization_id, billable_metric_id, plan_id, plan_position, model, invoice_display_name, properties, created_at, updated_at, deleted_at';
+  'id, organization_id, livemode, billable_metric_id, plan_id, plan_position, model, invoice_display_name, properties, created_at, updated_at, deleted_at';
 const ACCOUNT_COLUMNS =
-  'id, organization_id, country_code, bank_name, currency, account_number_encrypted, last4, fingerprint, routing_number, account_holder_name, account_holder_type, status, status_reason, metadata, created_at, updated_at, deleted_at';
+  'id, organization_id, livemode, country_code, bank_name, currency, account_number_encrypted, last4, fingerprint, routing_number, account_holder_name, account_holder_type, status, status_reason, metadata, created_at, updated_at, deleted_at';
 
 export const SQL = {
   auth: AUTH_SQL,
-  plan: `SELECT ${PLAN_COLUMNS} FROM plans WHERE id = ? AND organization_id = ? LIMIT 1`,
+  plan: `SELECT ${PLAN_COLUMNS} FROM plans WHERE id = ? AND organization_id = ? AND livemode = ? LIMIT 1`,
   pricesOfPlan: `SELECT ${PRICE_COLUMNS} FROM prices WHERE plan_id = ? ORDER BY plan_position ASC`,
-  planPage: `SELECT ${PLAN_COLUMNS} FROM plans WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  planPage: `SELECT ${PLAN_COLUMNS} FROM plans WHERE organization_id = ? AND livemode = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
   planCount:
-    'SELECT COALESCE(SUM(plans), 0) AS cnt FROM plan_counts WHERE organization_id = ? AND deleted = 0',
+    'SELECT COALESCE(SUM(plans), 0) AS cnt FROM plan_counts WHERE organization_id = ? AND livemode = ? AND deleted = 0',
   countPlan:
-    'INSERT INTO plan_counts (organization_id, product_id, deleted, slot, plans) VALUES (?, ?, 0, ?, 1) ON CONFLICT (organization_id, product_id, deleted, slot) DO UPDATE SET plans = plan_counts.plans + excluded.plans',
+    'INSERT INTO plan_counts (organization_id, livemode, product_id, deleted, slot, plans) VALUES (?, ?, ?, 0, ?, 1) ON CONFLICT (organization_id, livemode, product_id, deleted, slot) DO UPDATE SET plans = plan_counts.plans + excluded.plans',
   pricesOfPlans: (n: number) =>
     `SELECT ${PRICE_COLUMNS} FROM prices WHERE plan_id IN (${placeholders(n)}) ORDER BY plan_position ASC`,
-  account: `SELECT ${ACCOUNT_COLUMNS} FROM external_bank_accounts WHERE id = ? AND organization_id = ? AND deleted_at IS NULL LIMIT 1`,
+  account: `SELECT ${ACCOUNT_COLUMNS} FROM external_bank_accounts WHERE id = ? AND organization_id = ? AND livemode = ? AND deleted_at IS NULL LIMIT 1`,
   updateAccount:
     'UPDATE external_bank_accounts SET account_holder_name = ?, account_holder_type = ?, status = ?, status_reason = ?, metadata = ?, updated_at = ? WHERE id = ?',
-  productExists: 'SELECT 1 FROM products WHERE id = ? AND organization_id = ? LIMIT 1',
+  productExists:
+    'SELECT 1 FROM products WHERE id = ? AND organization_id = ? AND livemode = ? LIMIT 1',
   loadPrices: (n: number) =>
     `SELECT ${PRICE_COLUMNS.split(', ')
       .map((c) => `p.${c}`)
       .join(
         ', ',
-      )}, bm.product_id AS metric_product_id FROM prices p INNER JOIN billable_metrics bm ON bm.id = p.billable_metric_id WHERE p.id IN (${placeholders(n)}) AND p.organization_id = ?`,
-  insertPlan: `INSERT INTO plans (${PLAN_COLUMNS}) VALUES (${placeholders(14)})`,
+      )}, bm.product_id AS metric_product_id FROM prices p INNER JOIN billable_metrics bm ON bm.id = p.billable_metric_id WHERE p.id IN (${placeholders(n)}) AND p.organization_id = ? AND p.livemode = ?`,
+  insertPlan: `INSERT INTO plans (${PLAN_COLUMNS}) VALUES (${placeholders(15)})`,
   takePrices: (n: number) =>
-    `UPDATE prices SET plan_id = ?, plan_position = CASE id ${Array.from({ length: n }, (_, i) => `WHEN ? THEN ${i}`).join(' ')} END, updated_at = ? WHERE id IN (${placeholders(n)}) AND organization_id = ? AND plan_id IS NULL AND deleted_at IS NULL`,
+    `UPDATE prices SET plan_id = ?, plan_position = CASE id ${Array.from({ length: n }, (_, i) => `WHEN ? THEN ${i}`).join(' ')} END, updated_at = ? WHERE id IN (${placeholders(n)}) AND organization_id = ? AND livemode = ? AND plan_id IS NULL AND deleted_at IS NULL`,
+  /** Who may receive a write's events (asked once per write, as the deliveries are queued). */
+  endpoints:
+    'SELECT id, enabled_events, status FROM webhook_endpoints WHERE organization_id = ? AND livemode = ? AND deleted_at IS NULL',
+  insertEvent: `INSERT INTO events (${EVENT_COLUMNS}) VALUES (${placeholders(11)})`,
 };
 
 export function placeholders(n: number): string {
@@ -109,6 +172,7 @@ export function priceView(p: Row): object {
   return {
     id: p.id,
     object: 'price',
+    livemode: Boolean(p.livemode),
     billableMetricId: p.billable_metric_id,
     model: p.model,
     invoiceDisplayName: p.invoice_display_name,
@@ -124,6 +188,7 @@ export function planView(p: Row, prices: Row[]): object {
   return {
     id: p.id,
     object: 'plan',
+    livemode: Boolean(p.livemode),
     name: p.name,
     invoiceDisplayName: p.invoice_display_name,
     description: p.description,
@@ -143,6 +208,7 @@ export function accountView(a: Row, metadata: Record<string, unknown>): object {
   return {
     id: a.id,
     object: 'externalBankAccount',
+    livemode: Boolean(a.livemode),
     organizationId: a.organization_id,
     countryCode: a.country_code,
     bankName: a.bank_name,
@@ -180,13 +246,15 @@ export function mergeMetadata(
 /** The plan row a create inserts, in PLAN_COLUMNS order. */
 export function newPlanRow(
   id: string,
-  organizationId: string,
+  tenant: Tenant,
+  livemode: unknown,
   body: CreatePlanBody,
   now: unknown,
 ): unknown[] {
   return [
     id,
-    organizationId,
+    tenant.organizationId,
+    livemode,
     body.productId,
     body.name,
     body.invoiceDisplayName ?? body.name,

@@ -41,6 +41,7 @@ export function sqliteDatetime(date: Date): string {
 
 function sqliteValue(value: unknown): unknown {
   if (value instanceof Date) return sqliteDatetime(value);
+  if (typeof value === 'boolean') return value ? 1 : 0;
   if (value !== null && typeof value === 'object') return JSON.stringify(value);
   return value;
 }

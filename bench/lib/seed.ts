@@ -170,9 +170,9 @@ export async function seedPlans(
   }
   // The counts the service keeps with each create (PlanCount), as its migration fills them.
   await sql.run(
-    'INSERT INTO plan_counts (organization_id, product_id, deleted, slot, plans) VALUES (?, ?, 0, 0, ?) ' +
-      'ON CONFLICT (organization_id, product_id, deleted, slot) DO UPDATE SET plans = plan_counts.plans + excluded.plans',
-    [tenant.organizationId, tenant.productId, count],
+    'INSERT INTO plan_counts (organization_id, livemode, product_id, deleted, slot, plans) VALUES (?, ?, ?, 0, 0, ?) ' +
+      'ON CONFLICT (organization_id, livemode, product_id, deleted, slot) DO UPDATE SET plans = plan_counts.plans + excluded.plans',
+    [tenant.organizationId, true, tenant.productId, count],
   );
 }
 
