@@ -1,10 +1,4 @@
-import {
-  TestApp,
-  TestTenant,
-  expectErrorEnvelope,
-  resourceClient,
-  startTestApp,
-} from '../helpers/test-app';
+import { TestApp, TestTenant, expectErrorEnvelope, resourceClient } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {
   METRIC_KEYS,
@@ -13,6 +7,7 @@ import {
   MISSING_PRODUCT,
   MALFORMED_IDS,
   fieldErrors,
+  startMetricsSuite,
 } from '../helpers/billable-metrics-suite';
 
 describe(`billable metrics (${TEST_DIALECT})`, () => {
@@ -22,15 +17,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
   let productA: { id: string };
   let productB: { id: string };
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    a = await t.createTenant('Acme');
-    b = await t.createTenant('Other Org');
-    productA = (await t.http().post('/v0/products').set(a.auth).send({ name: 'A' }).expect(201))
-      .body;
-    productB = (await t.http().post('/v0/products').set(b.auth).send({ name: 'B' }).expect(201))
-      .body;
-  });
+  beforeAll(async () => ({ t, a, productA, b, productB } = await startMetricsSuite()));
   afterAll(() => t.close());
 
   const { create, get } = resourceClient(() => t, '/v0/billableMetrics');

@@ -1,17 +1,12 @@
 import { etagOf } from '../../src/platform/etag';
-import {
-  TestApp,
-  TestTenant,
-  expectErrorEnvelope,
-  resourceClient,
-  startTestApp,
-} from '../helpers/test-app';
+import { TestApp, TestTenant, expectErrorEnvelope, resourceClient } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {
   ISO_UTC,
   MISSING_METRIC,
   MALFORMED_IDS,
   fieldErrors,
+  startMetricsSuite,
 } from '../helpers/billable-metrics-suite';
 
 describe(`billable metrics (${TEST_DIALECT})`, () => {
@@ -21,15 +16,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
   let productA: { id: string };
   let productB: { id: string };
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    a = await t.createTenant('Acme');
-    b = await t.createTenant('Other Org');
-    productA = (await t.http().post('/v0/products').set(a.auth).send({ name: 'A' }).expect(201))
-      .body;
-    productB = (await t.http().post('/v0/products').set(b.auth).send({ name: 'B' }).expect(201))
-      .body;
-  });
+  beforeAll(async () => ({ t, a, productA, b, productB } = await startMetricsSuite()));
   afterAll(() => t.close());
 
   const { create, get, patch } = resourceClient(() => t, '/v0/billableMetrics');

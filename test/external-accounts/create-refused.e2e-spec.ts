@@ -1,7 +1,14 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { uniqueDigits, uniqueGermanIban, usAccount } from '../helpers/external-accounts-factory';
-import { bodyText, gb, de, ca, manyKeys } from '../helpers/external-accounts-create-suite';
+import {
+  bodyText,
+  createSuiteCalls,
+  gb,
+  de,
+  ca,
+  manyKeys,
+} from '../helpers/external-accounts-create-suite';
 
 describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
   let t: TestApp;
@@ -15,17 +22,10 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
-  const post = (body: unknown, who: TestTenant = tenant) =>
-    t
-      .http()
-      .post('/v0/externalAccounts')
-      .set(who.auth)
-      .send(body as object);
-
-  async function count(who: TestTenant = tenant): Promise<number> {
-    const res = await t.http().get('/v0/externalAccounts').set(who.auth).expect(200);
-    return res.body.pagination.total;
-  }
+  const { post, count } = createSuiteCalls(
+    () => t,
+    () => tenant,
+  );
 
   describe('request shape', () => {
     it.each([

@@ -8,6 +8,7 @@ import {
 } from '../helpers/external-accounts-factory';
 import {
   bodyText,
+  createSuiteCalls,
   ID_PATTERN,
   ISO_UTC,
   gb,
@@ -27,17 +28,10 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
-  const post = (body: unknown, who: TestTenant = tenant) =>
-    t
-      .http()
-      .post('/v0/externalAccounts')
-      .set(who.auth)
-      .send(body as object);
-
-  async function count(who: TestTenant = tenant): Promise<number> {
-    const res = await t.http().get('/v0/externalAccounts').set(who.auth).expect(200);
-    return res.body.pagination.total;
-  }
+  const { post, count } = createSuiteCalls(
+    () => t,
+    () => tenant,
+  );
 
   describe('a valid account', () => {
     it('answers 201 with every field, the number redacted and status pending', async () => {

@@ -1,4 +1,25 @@
 import { usAccount, uniqueDigits, uniqueGermanIban } from './external-accounts-factory';
+import { TestApp, TestTenant } from './test-app';
+
+/**
+ * The create suites' calls, for a started app (`app` and `own` are read at call time, after
+ * beforeAll): POST /v0/externalAccounts as a tenant (the suite's own unless told), and the
+ * number of accounts a tenant has.
+ */
+export function createSuiteCalls(app: () => TestApp, own: () => TestTenant) {
+  return {
+    post: (body: unknown, who: TestTenant = own()) =>
+      app()
+        .http()
+        .post('/v0/externalAccounts')
+        .set(who.auth)
+        .send(body as object),
+    count: async (who: TestTenant = own()): Promise<number> =>
+      (await app().http().get('/v0/externalAccounts').set(who.auth).expect(200)).body.pagination
+        .total,
+  };
+}
+
 /**
  * The body as text without its requestId: a random request id may hold any short run of digits,
  * so a check that an account number is not echoed must not read it.

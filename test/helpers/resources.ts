@@ -104,3 +104,13 @@ export const RESOURCES: ResourceKind[] = [
     event: 'externalBankAccount',
   },
 ];
+
+/**
+ * Creates one resource of the kind named (and what it refers to first) as `tenant`, over HTTP,
+ * and returns its body: `await createResource(t, tenant, 'price')`.
+ */
+export async function createResource(t: TestApp, tenant: TestTenant, name: string): Promise<any> {
+  const kind = RESOURCES.find((r) => r.name === name);
+  if (!kind) throw new Error(`no resource named ${name}`);
+  return createVia(t, tenant, kind.path, await kind.createBody(t, tenant));
+}

@@ -1,9 +1,13 @@
 import { Controller, Get, Module, Post } from '@nestjs/common';
+import { Product } from '../../src/catalog/entities/product.entity';
+import { ProductsService } from '../../src/catalog/products.service';
 import { IdempotencyRecord } from '../../src/platform/idempotency/idempotency-record.entity';
 import { IdempotencyService } from '../../src/platform/idempotency/idempotency.service';
+import { createAccount } from '../helpers/external-accounts-factory';
+import { createResource } from '../helpers/resources';
+import { delayCalls, failNextCall } from '../helpers/slow-calls';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
-import { Widget, WidgetsModule } from '../helpers/widgets.module';
 
 let counter = 0;
 /** A fresh key per call, so tests never share one by accident. */
@@ -14,25 +18,28 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    t = await startTestApp({}, { extraModules: [WidgetsModule] });
+    t = await startTestApp();
     tenant = await t.createTenant();
   });
   afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
 
-  const widgetsOf = (organizationId: string) =>
-    t.db.read((m) => m.find(Widget, { where: { organizationId } }));
+  const productsOf = (organizationId: string) =>
+    t.db.read((m) => m.find(Product, { where: { organizationId } }));
+  /** The product create waits `ms` before its transaction: the key stays claimed meanwhile. */
+  const slowCreates = (ms: number) => delayCalls(ProductsService.prototype, 'create', ms);
   const recordOf = (organizationId: string, key: string) =>
     t.db.read((m) => m.findOneBy(IdempotencyRecord, { organizationId, idempotencyKey: key }));
   const post = (key: string | undefined, body: object, who: TestTenant = tenant) => {
-    const req = t.http().post('/v0/widgets').set(who.auth);
+    const req = t.http().post('/v0/products').set(who.auth);
     if (key !== undefined) void req.set('Idempotency-Key', key);
     return req.send(body);
   };
 
   describe('retries', () => {
-    it('replays a retried POST: one widget, the same status, body, Location and ETag', async () => {
+    it('replays a retried POST: one product, the same status, body, Location and ETag', async () => {
       const key = newKey();
-      const before = (await widgetsOf(tenant.organizationId)).length;
+      const before = (await productsOf(tenant.organizationId)).length;
       const first = await post(key, { name: 'Retry me', metadata: { a: 1 } });
       expect(first.status).toBe(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -42,13 +49,13 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       expect(second.headers['idempotent-replayed']).toBe('true');
       expect(second.text).toBe(first.text);
       expect(second.headers.location).toBe(first.headers.location);
-      expect(second.headers.location).toBe(`/v0/widgets/${first.body.id}`);
+      expect(second.headers.location).toBe(`/v0/products/${first.body.id}`);
       expect(second.headers.etag).toBe(first.headers.etag);
       expect(second.headers['content-type']).toBe(first.headers['content-type']);
       // The replay is its own request, and names the one it repeats.
       expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
       expect(second.headers['original-request-id']).toBe(first.headers['x-request-id']);
-      expect((await widgetsOf(tenant.organizationId)).length).toBe(before + 1);
+      expect((await productsOf(tenant.organizationId)).length).toBe(before + 1);
     });
 
     it('treats the same fields in another order as the same request', async () => {
@@ -60,18 +67,18 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
     });
 
     it('runs every request sent without a key', async () => {
-      const before = (await widgetsOf(tenant.organizationId)).length;
+      const before = (await productsOf(tenant.organizationId)).length;
       const a = await post(undefined, { name: 'No key' }).expect(201);
       const b = await post(undefined, { name: 'No key' }).expect(201);
       expect(a.body.id).not.toBe(b.body.id);
       expect(b.headers['idempotent-replayed']).toBeUndefined();
-      expect((await widgetsOf(tenant.organizationId)).length).toBe(before + 2);
+      expect((await productsOf(tenant.organizationId)).length).toBe(before + 2);
     });
 
     it('replays a PATCH as it first answered, even after later changes', async () => {
-      const widget = await post(undefined, { name: 'Patch me' }).expect(201);
+      const product = await post(undefined, { name: 'Patch me' }).expect(201);
       const key = newKey();
-      const path = `/v0/widgets/${widget.body.id}`;
+      const path = `/v0/products/${product.body.id}`;
       const first = await t
         .http()
         .patch(path)
@@ -99,12 +106,13 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
     });
 
     it('replays a DELETE instead of answering 404 the second time', async () => {
-      const widget = await post(undefined, { name: 'Delete me' }).expect(201);
+      // An external account answers 404 once deleted (a plan or a price answers the same again).
+      const account = await createAccount(t, tenant);
       const key = newKey();
-      const path = `/v0/widgets/${widget.body.id}`;
+      const path = `/v0/externalAccounts/${account.id}`;
       const first = await t.http().delete(path).set(tenant.auth).set('Idempotency-Key', key);
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ id: widget.body.id, object: 'widget', deleted: true });
+      expect(first.body).toEqual({ id: account.id, object: 'externalBankAccount', deleted: true });
       const retry = await t.http().delete(path).set(tenant.auth).set('Idempotency-Key', key);
       expect(retry.status).toBe(200);
       expect(retry.headers['idempotent-replayed']).toBe('true');
@@ -113,9 +121,10 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
     });
 
     it('replays a 204 without a body', async () => {
-      const widget = await post(undefined, { name: 'Empty', metadata: { a: 1 } }).expect(201);
+      // A price's DELETE answers 204.
+      const price = await createResource(t, tenant, 'price');
       const key = newKey();
-      const path = `/v0/widgets/${widget.body.id}/metadata`;
+      const path = `/v0/prices/${price.id}`;
       const first = await t.http().delete(path).set(tenant.auth).set('Idempotency-Key', key);
       expect(first.status).toBe(204);
       const retry = await t.http().delete(path).set(tenant.auth).set('Idempotency-Key', key);
@@ -130,12 +139,12 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
     it('answers 422 IDEMPOTENCY_KEY_REUSED to a different body and creates nothing', async () => {
       const key = newKey();
       await post(key, { name: 'Original' }).expect(201);
-      const before = (await widgetsOf(tenant.organizationId)).length;
+      const before = (await productsOf(tenant.organizationId)).length;
       const res = await post(key, { name: 'Something else' });
       expectErrorEnvelope(res, 422, 'idempotency_error', 'IDEMPOTENCY_KEY_REUSED');
       expect(res.body.message).toContain('with a different body');
       expect(res.headers['idempotent-replayed']).toBeUndefined();
-      expect((await widgetsOf(tenant.organizationId)).length).toBe(before);
+      expect((await productsOf(tenant.organizationId)).length).toBe(before);
     });
 
     it('answers 422 to a different method or path', async () => {
@@ -143,21 +152,21 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       const created = await post(key, { name: 'Original' }).expect(201);
       const patch = await t
         .http()
-        .patch(`/v0/widgets/${created.body.id}`)
+        .patch(`/v0/products/${created.body.id}`)
         .set(tenant.auth)
         .set('Idempotency-Key', key)
         .send({ name: 'Original' });
       expectErrorEnvelope(patch, 422, 'idempotency_error', 'IDEMPOTENCY_KEY_REUSED');
-      expect(patch.body.message).toContain('for another request (POST /v0/widgets)');
+      expect(patch.body.message).toContain('for another request (POST /v0/products)');
       const query = await t
         .http()
-        .post('/v0/widgets?x=1')
+        .post('/v0/products?x=1')
         .set(tenant.auth)
         .set('Idempotency-Key', key)
         .send({ name: 'Original' });
       // A query parameter the route does not take is refused before the key is looked at.
       expectErrorEnvelope(query, 400, 'validation_error', 'UNKNOWN_FIELD');
-      const get = await t.http().get(`/v0/widgets/${created.body.id}`).set(tenant.auth);
+      const get = await t.http().get(`/v0/products/${created.body.id}`).set(tenant.auth);
       expect(get.body.name).toBe('Original');
     });
 
@@ -168,16 +177,17 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       const theirs = await post(key, { name: 'Theirs' }, other).expect(201);
       expect(theirs.headers['idempotent-replayed']).toBeUndefined();
       expect(theirs.body.id).not.toBe(mine.body.id);
-      expect((await widgetsOf(other.organizationId)).map((w) => w.name)).toEqual(['Theirs']);
+      expect((await productsOf(other.organizationId)).map((p) => p.name)).toEqual(['Theirs']);
     });
   });
 
   describe('concurrent requests with one key', () => {
-    it('ten at once create one widget; the others get 409 IDEMPOTENCY_KEY_IN_USE or the replay', async () => {
+    it('ten at once create one product; the others get 409 IDEMPOTENCY_KEY_IN_USE or the replay', async () => {
       const key = newKey();
-      const before = (await widgetsOf(tenant.organizationId)).length;
+      const before = (await productsOf(tenant.organizationId)).length;
+      slowCreates(300);
       const responses = await Promise.all(
-        Array.from({ length: 10 }, () => post(key, { name: 'Concurrent', delayMs: 300 })),
+        Array.from({ length: 10 }, () => post(key, { name: 'Concurrent' })),
       );
       const created = responses.filter(
         (r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined,
@@ -198,30 +208,32 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       }
       // With the first one holding the key for 300 ms, at least one retry found it running.
       expect(responses.some((r) => r.status === 409)).toBe(true);
-      expect((await widgetsOf(tenant.organizationId)).length).toBe(before + 1);
+      expect((await productsOf(tenant.organizationId)).length).toBe(before + 1);
     });
 
     it('stores the response of a request whose client hung up, so its retry does not run twice', async () => {
       const key = newKey();
-      const body = { name: 'Abandoned', delayMs: 300 };
-      const before = (await widgetsOf(tenant.organizationId)).length;
+      const body = { name: 'Abandoned' };
+      const before = (await productsOf(tenant.organizationId)).length;
+      slowCreates(300);
       await expect(post(key, body).timeout(100)).rejects.toThrow(/Timeout/);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const retry = await post(key, body);
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBe('true');
-      expect((await widgetsOf(tenant.organizationId)).length).toBe(before + 1);
+      expect((await productsOf(tenant.organizationId)).length).toBe(before + 1);
     });
 
     it('answers 409 while the first request runs, then replays it once it is done', async () => {
       const key = newKey();
-      const first = post(key, { name: 'Slow', delayMs: 600 }).then((r) => r);
+      slowCreates(600);
+      const first = post(key, { name: 'Slow' }).then((r) => r);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const during = await post(key, { name: 'Slow', delayMs: 600 });
+      const during = await post(key, { name: 'Slow' });
       expectErrorEnvelope(during, 409, 'conflict', 'IDEMPOTENCY_KEY_IN_USE');
       const done = await first;
       expect(done.status).toBe(201);
-      const after = await post(key, { name: 'Slow', delayMs: 600 });
+      const after = await post(key, { name: 'Slow' });
       expect(after.headers['idempotent-replayed']).toBe('true');
       expect(after.body).toEqual(done.body);
     });
@@ -230,7 +242,8 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
   describe('what is stored', () => {
     it('does not store a 5xx: the retry runs again, and is itself stored', async () => {
       const key = newKey();
-      const body = { name: 'Flaky', failOnce: `token-${key}` };
+      const body = { name: 'Flaky' };
+      failNextCall(ProductsService.prototype, 'create');
       const failed = await post(key, body);
       expectErrorEnvelope(failed, 500, 'internal_error');
       expect(await recordOf(tenant.organizationId, key)).toBeNull();
@@ -254,7 +267,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
         ...first.body,
         requestId: undefined,
       });
-      const missing = `/v0/widgets/wdg_00000000000000000000000000`;
+      const missing = `/v0/products/prod_00000000000000000000000000`;
       const notFound = await t
         .http()
         .patch(missing)
@@ -276,7 +289,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       const key = newKey();
       const refused = await t
         .http()
-        .post('/v0/widgets')
+        .post('/v0/products')
         .set(tenant.auth)
         .set('Idempotency-Key', key)
         .set('Content-Type', 'text/plain')
@@ -284,7 +297,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       expectErrorEnvelope(refused, 415, 'unsupported_media_type');
       const unauthenticated = await t
         .http()
-        .post('/v0/widgets')
+        .post('/v0/products')
         .set('Idempotency-Key', key)
         .send({ name: 'x' });
       expectErrorEnvelope(unauthenticated, 401, 'unauthorized');
@@ -302,13 +315,13 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
     ])(
       'answers 400 INVALID_IDEMPOTENCY_KEY to a key that is %s, and creates nothing',
       async (_l, key) => {
-        const before = (await widgetsOf(tenant.organizationId)).length;
+        const before = (await productsOf(tenant.organizationId)).length;
         const res = await post(key, { name: 'Bad key' });
         expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_IDEMPOTENCY_KEY');
         expect(res.body.errors).toEqual([
           expect.objectContaining({ field: 'Idempotency-Key', code: 'invalid_idempotency_key' }),
         ]);
-        expect((await widgetsOf(tenant.organizationId)).length).toBe(before);
+        expect((await productsOf(tenant.organizationId)).length).toBe(before);
       },
     );
 
@@ -320,7 +333,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
     });
 
     it('ignores Idempotency-Key on GET', async () => {
-      const res = await t.http().get('/v0/widgets').set(tenant.auth).set('Idempotency-Key', '');
+      const res = await t.http().get('/v0/products').set(tenant.auth).set('Idempotency-Key', '');
       expect(res.status).toBe(200);
       expect(res.headers['idempotent-replayed']).toBeUndefined();
     });
@@ -350,7 +363,7 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
           tenant: { organizationId: tenant.organizationId, livemode: true },
           key,
           method: 'POST',
-          path: '/v0/widgets',
+          path: '/v0/products',
           body,
           requestId: 'req_dead',
         },

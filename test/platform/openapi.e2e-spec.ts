@@ -1,13 +1,12 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
-import { WidgetsModule } from '../helpers/widgets.module';
 
 describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
   let t: TestApp;
   let doc: any;
 
   beforeAll(async () => {
-    t = await startTestApp({}, { extraModules: [WidgetsModule] });
+    t = await startTestApp();
     doc = (await t.http().get('/docs-json').expect(200)).body;
   });
   afterAll(() => t.close());
@@ -19,27 +18,27 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
       .map((p: any) => p.name);
 
   it('documents Idempotency-Key, 409 and 422 on every write, and If-Match with 412 on PATCH and DELETE', () => {
-    const post = doc.paths['/v0/widgets'].post;
+    const post = doc.paths['/v0/plans'].post;
     expect(headerParams(post)).toContain('Idempotency-Key');
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['201', '409', '422']));
     expect(post.responses['201'].headers).toHaveProperty('Idempotent-Replayed');
     for (const method of ['patch', 'delete']) {
-      const operation = doc.paths['/v0/widgets/{id}'][method];
+      const operation = doc.paths['/v0/plans/{id}'][method];
       expect(headerParams(operation)).toEqual(
         expect.arrayContaining(['Idempotency-Key', 'If-Match']),
       );
       expect(operation.responses).toHaveProperty('412');
     }
-    expect(headerParams(doc.paths['/v0/widgets'].get)).not.toContain('Idempotency-Key');
+    expect(headerParams(doc.paths['/v0/plans'].get)).not.toContain('Idempotency-Key');
   });
 
   it('documents If-None-Match and 304 on GET of one resource, and ETag on single-resource responses only', () => {
-    const get = doc.paths['/v0/widgets/{id}'].get;
+    const get = doc.paths['/v0/plans/{id}'].get;
     expect(headerParams(get)).toContain('If-None-Match');
     expect(get.responses).toHaveProperty('304');
     expect(get.responses['200'].headers).toHaveProperty('ETag');
-    expect(doc.paths['/v0/widgets'].post.responses['201'].headers).toHaveProperty('ETag');
-    expect(doc.paths['/v0/widgets'].get.responses['200']?.headers?.ETag).toBeUndefined();
+    expect(doc.paths['/v0/plans'].post.responses['201'].headers).toHaveProperty('ETag');
+    expect(doc.paths['/v0/plans'].get.responses['200']?.headers?.ETag).toBeUndefined();
   });
 
   it('documents the rate-limit headers on every /v0 response and Retry-After on 429', () => {
@@ -53,7 +52,7 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
         }
       }
     }
-    const limited = doc.paths['/v0/widgets'].post.responses['429'];
+    const limited = doc.paths['/v0/plans'].post.responses['429'];
     expect(limited.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     expect(doc.components.headers).toHaveProperty('Retry-After');
   });

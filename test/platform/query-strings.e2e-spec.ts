@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { captureLogs } from '../helpers/log-capture';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { createAccount } from '../helpers/external-accounts-factory';
@@ -10,22 +10,13 @@ import { createAccount } from '../helpers/external-accounts-factory';
 describe(`query strings (${TEST_DIALECT})`, () => {
   let t: TestApp;
   let tenant: TestTenant;
-  const lines: string[] = [];
+  const logs = captureLogs();
 
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter(Boolean));
-        done();
-      },
-    });
-    t = await startTestApp({ LOG_LEVEL: 'info' }, { logDestination: destination });
+    t = await startTestApp({ LOG_LEVEL: 'info' }, { logDestination: logs.destination });
     tenant = await t.createTenant();
   });
   afterAll(() => t.close());
-
-  const logsOf = (requestId: string) =>
-    lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === requestId || l.req?.id === requestId);
 
   describe('in the logs', () => {
     it('logs the path and the parameter names of an API key sent as access_token, never the key', async () => {
@@ -36,9 +27,9 @@ describe(`query strings (${TEST_DIALECT})`, () => {
         .set('X-Request-Id', 'query-log-1');
       // A key in the query string is refused, even beside a good Authorization header.
       expectErrorEnvelope(res, 401, 'unauthorized');
-      const [line] = logsOf('query-log-1');
+      const [line] = logs.of('query-log-1');
       expect(line.req).toMatchObject({ url: '/v0/products', query: ['limit', 'access_token'] });
-      expect(lines.join('\n')).not.toContain(tenant.apiKey);
+      expect(logs.lines.join('\n')).not.toContain(tenant.apiKey);
     });
 
     it('keeps the key out of the log when it comes without Authorization (401)', async () => {
@@ -47,8 +38,8 @@ describe(`query strings (${TEST_DIALECT})`, () => {
         .get(`/v0/products/prod_00000000000000000000?access_token=${tenant.apiKey}`)
         .set('X-Request-Id', 'query-log-2');
       expectErrorEnvelope(res, 401, 'unauthorized');
-      expect(logsOf('query-log-2')[0].req.url).toBe('/v0/products/prod_00000000000000000000');
-      expect(lines.join('\n')).not.toContain(tenant.apiKey);
+      expect(logs.of('query-log-2')[0].req.url).toBe('/v0/products/prod_00000000000000000000');
+      expect(logs.lines.join('\n')).not.toContain(tenant.apiKey);
     });
 
     it('does not print a parameter name shaped like a key', async () => {
@@ -59,8 +50,8 @@ describe(`query strings (${TEST_DIALECT})`, () => {
         .set('X-Request-Id', 'query-log-3')
         .send({ name: 'x' })
         .expect(400);
-      expect(logsOf('query-log-3')[0].req.query).toEqual(['[redacted]']);
-      expect(lines.join('\n')).not.toContain(tenant.apiKey);
+      expect(logs.of('query-log-3')[0].req.query).toEqual(['[redacted]']);
+      expect(logs.lines.join('\n')).not.toContain(tenant.apiKey);
     });
 
     it('logs the path alone when there is no query string', async () => {
@@ -70,7 +61,7 @@ describe(`query strings (${TEST_DIALECT})`, () => {
         .set(tenant.auth)
         .set('X-Request-Id', 'query-log-4')
         .expect(200);
-      const [line] = logsOf('query-log-4');
+      const [line] = logs.of('query-log-4');
       expect(line.req.url).toBe('/v0/products');
       expect(line.req.query).toBeUndefined();
     });

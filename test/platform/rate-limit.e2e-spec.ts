@@ -3,7 +3,6 @@ import request from 'supertest';
 import { createApp } from '../../src/app.setup';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
-import { WidgetsModule } from '../helpers/widgets.module';
 
 /**
  * Redis for the shared-store tests. `npm test` needs no service, so these run when TEST_REDIS_URL
@@ -38,16 +37,13 @@ describe.each(STORES)(`rate limit, counted %s (${TEST_DIALECT})`, (_store, env) 
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp(
-      { RATE_LIMIT_PER_SECOND: String(LIMIT), ...env },
-      { extraModules: [WidgetsModule] },
-    );
+    t = await startTestApp({ RATE_LIMIT_PER_SECOND: String(LIMIT), ...env });
   });
   afterAll(() => t.close());
 
   it('puts RateLimit-Limit, -Remaining and -Reset on every response, errors included', async () => {
     const tenant = await t.createTenant();
-    const ok = await t.http().get('/v0/widgets').set(tenant.auth);
+    const ok = await t.http().get('/v0/products').set(tenant.auth);
     expect(ok.status).toBe(200);
     expect(ok.headers['ratelimit-limit']).toBe(String(LIMIT));
     expect(ok.headers['ratelimit-remaining']).toBe(String(LIMIT - 1));
@@ -56,14 +52,14 @@ describe.each(STORES)(`rate limit, counted %s (${TEST_DIALECT})`, (_store, env) 
     const notFound = await t.http().get('/v0/nothing').set(tenant.auth);
     expect(notFound.status).toBe(404);
     expect(notFound.headers['ratelimit-limit']).toBe(String(LIMIT));
-    const invalid = await t.http().post('/v0/widgets').set(tenant.auth).send({ name: '' });
+    const invalid = await t.http().post('/v0/products').set(tenant.auth).send({ name: '' });
     expect(invalid.status).toBe(400);
     expect(invalid.headers['ratelimit-remaining']).toBeDefined();
   });
 
   it('answers 429 rate_limited with Retry-After past the limit', async () => {
     const responses = await inOneWindow(t, (tenant) =>
-      Promise.all(Array.from({ length: 15 }, () => t.http().get('/v0/widgets').set(tenant.auth))),
+      Promise.all(Array.from({ length: 15 }, () => t.http().get('/v0/products').set(tenant.auth))),
     );
     const limited = responses.filter((r) => r.status === 429);
     // All 15 in one window: 5 pass, 10 are refused.
@@ -81,10 +77,10 @@ describe.each(STORES)(`rate limit, counted %s (${TEST_DIALECT})`, (_store, env) 
     const other = await t.createTenant();
     await inOneWindow(t, async (tenant) => {
       const burst = await Promise.all(
-        Array.from({ length: 8 }, () => t.http().get('/v0/widgets').set(tenant.auth)),
+        Array.from({ length: 8 }, () => t.http().get('/v0/products').set(tenant.auth)),
       );
       expect(burst.some((r) => r.status === 429)).toBe(true);
-      const res = await t.http().get('/v0/widgets').set(other.auth);
+      const res = await t.http().get('/v0/products').set(other.auth);
       expect(res.status).toBe(200);
     });
   });
@@ -92,12 +88,12 @@ describe.each(STORES)(`rate limit, counted %s (${TEST_DIALECT})`, (_store, env) 
   it('lets requests through again once the window has passed', async () => {
     const tenant = await t.createTenant();
     const burst = await Promise.all(
-      Array.from({ length: 12 }, () => t.http().get('/v0/widgets').set(tenant.auth)),
+      Array.from({ length: 12 }, () => t.http().get('/v0/products').set(tenant.auth)),
     );
     const limited = burst.find((r) => r.status === 429)!;
     expect(limited).toBeDefined();
     await new Promise((r) => setTimeout(r, Number(limited.headers['retry-after']) * 1000 + 50));
-    await t.http().get('/v0/widgets').set(tenant.auth).expect(200);
+    await t.http().get('/v0/products').set(tenant.auth).expect(200);
   });
 
   it('does not store a 429 under an Idempotency-Key: the retry after the window runs', async () => {
@@ -105,13 +101,13 @@ describe.each(STORES)(`rate limit, counted %s (${TEST_DIALECT})`, (_store, env) 
     const send = (tenant: TestTenant) =>
       t
         .http()
-        .post('/v0/widgets')
+        .post('/v0/products')
         .set(tenant.auth)
         .set('Idempotency-Key', key)
         .send({ name: 'Limited' });
     const { tenant, limited } = await inOneWindow(t, async (tenant) => {
       await Promise.all(
-        Array.from({ length: LIMIT }, () => t.http().get('/v0/widgets').set(tenant.auth)),
+        Array.from({ length: LIMIT }, () => t.http().get('/v0/products').set(tenant.auth)),
       );
       return { tenant, limited: await send(tenant) };
     });
@@ -137,16 +133,13 @@ describe(`rate limit without an API key (${TEST_DIALECT})`, () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp(
-      { RATE_LIMIT_PER_SECOND: String(LIMIT) },
-      { extraModules: [WidgetsModule] },
-    );
+    t = await startTestApp({ RATE_LIMIT_PER_SECOND: String(LIMIT) });
   });
   afterAll(() => t.close());
 
   it('counts requests that carry no key per IP address', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => t.http().get('/v0/widgets')),
+      Array.from({ length: 12 }, () => t.http().get('/v0/products')),
     );
     expect(responses.some((r) => r.status === 401)).toBe(true);
     const limited = responses.filter((r) => r.status === 429);
@@ -199,16 +192,16 @@ describe(`rate limit when Redis is down (${TEST_DIALECT})`, () => {
 
   beforeAll(async () => {
     // Nothing listens on port 1: every Redis command fails at once.
-    t = await startTestApp(
-      { RATE_LIMIT_PER_SECOND: String(LIMIT), REDIS_URL: 'redis://127.0.0.1:1' },
-      { extraModules: [WidgetsModule] },
-    );
+    t = await startTestApp({
+      RATE_LIMIT_PER_SECOND: String(LIMIT),
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
   });
   afterAll(() => t.close());
 
   it('keeps serving, and keeps limiting with this instance’s own count', async () => {
     const responses = await inOneWindow(t, (tenant) =>
-      Promise.all(Array.from({ length: 10 }, () => t.http().get('/v0/widgets').set(tenant.auth))),
+      Promise.all(Array.from({ length: 10 }, () => t.http().get('/v0/products').set(tenant.auth))),
     );
     expect(statuses(responses)).toEqual([...Array(5).fill(200), ...Array(5).fill(429)]);
     await t.http().get('/readyz').expect(200);

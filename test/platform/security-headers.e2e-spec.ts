@@ -1,6 +1,5 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
-import { WidgetsModule } from '../helpers/widgets.module';
 
 const API_HEADERS = {
   'content-security-policy': "default-src 'none';frame-ancestors 'none'",
@@ -19,23 +18,23 @@ describe(`security headers (${TEST_DIALECT})`, () => {
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    t = await startTestApp({}, { extraModules: [WidgetsModule] });
+    t = await startTestApp();
     tenant = await t.createTenant();
   });
   afterAll(() => t.close());
 
   it.each([
-    ['a 200', () => t.http().get('/v0/widgets').set(tenant.auth), 200],
-    ['a 201', () => t.http().post('/v0/widgets').set(tenant.auth).send({ name: 'x' }), 201],
-    ['a 400', () => t.http().post('/v0/widgets').set(tenant.auth).send({}), 400],
-    ['a 401', () => t.http().get('/v0/widgets'), 401],
+    ['a 200', () => t.http().get('/v0/products').set(tenant.auth), 200],
+    ['a 201', () => t.http().post('/v0/products').set(tenant.auth).send({ name: 'x' }), 201],
+    ['a 400', () => t.http().post('/v0/products').set(tenant.auth).send({}), 400],
+    ['a 401', () => t.http().get('/v0/products'), 401],
     ['a 404 for an unknown route', () => t.http().get('/v0/nothing').set(tenant.auth), 404],
     [
       'a 413',
       () =>
         t
           .http()
-          .post('/v0/widgets')
+          .post('/v0/products')
           .set(tenant.auth)
           .send({ name: 'x'.repeat(110 * 1024) }),
       413,

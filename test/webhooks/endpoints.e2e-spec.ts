@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { captureLogs } from '../helpers/log-capture';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
@@ -14,16 +14,13 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
   let t: TestApp;
   let acme: TwoModeTenant;
   let other: TwoModeTenant;
-  const logLines: string[] = [];
+  const logs = captureLogs();
 
   beforeAll(async () => {
-    const logDestination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
-    t = await startTestApp({ WEBHOOK_DISPATCHER: 'off', LOG_LEVEL: 'debug' }, { logDestination });
+    t = await startTestApp(
+      { WEBHOOK_DISPATCHER: 'off', LOG_LEVEL: 'debug' },
+      { logDestination: logs.destination },
+    );
     acme = await createTwoModeTenant(t, 'Acme');
     other = await createTwoModeTenant(t, 'Other');
   });
@@ -317,11 +314,11 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
         expect(JSON.stringify(res.headers)).not.toContain(secret);
       }
       expect(JSON.stringify(rows)).not.toContain(secret);
-      expect(logLines.join('')).not.toContain(secret);
+      expect(logs.lines.join('\n')).not.toContain(secret);
       // Stored encrypted: the database never holds the secret itself.
       const stored = await t.dataSource.query('SELECT * FROM "webhook_endpoints"');
       expect(JSON.stringify(stored)).not.toContain(secret);
     }
-    expect(logLines.length).toBeGreaterThan(0);
+    expect(logs.lines.length).toBeGreaterThan(0);
   });
 });

@@ -6,12 +6,10 @@ import {
   SetMetadata,
   UseGuards,
   applyDecorators,
-  createParamDecorator,
 } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
-import type { CommitHook } from '../../database/commit-hook';
 import { nextRouteArgIndex, wrapRouteHandler } from '../route-handler';
 import { isApiRoute } from '../route-path';
 import { IDEMPOTENT_METHODS, parseIdempotencyKey } from './idempotency-key';
@@ -56,17 +54,6 @@ export class IdempotencyClaim implements CanActivate {
   }
 }
 
-/**
- * The commit hook of the request's Idempotency-Key (undefined without one): a write route passes
- * it to its service, whose transaction stores the answer in the same commit as the write.
- */
-export const IdempotencyCommit = createParamDecorator(
-  (_: unknown, context: ExecutionContext): CommitHook | undefined => {
-    const claim = context.switchToHttp().getRequest<Request>().idempotency;
-    return claim?.armed ? claim : undefined;
-  },
-);
-
 /** Skips the handler of a request whose key's answer is replayed (onSend puts it in place). */
 const skipReplays: MethodDecorator = (target, property, descriptor) => {
   const index = nextRouteArgIndex(target, property);
@@ -83,10 +70,11 @@ const skipReplays: MethodDecorator = (target, property, descriptor) => {
  * again. Every such route must carry it: IdempotencyModule refuses to start when one does not.
  *
  * A route guard (IdempotencyClaim, injected) claims the key before the validation pipe; the
- * handler is skipped for a replay; otherwise the route passes @IdempotencyCommit() to its
- * service, so that its first transaction stores the answer in the same commit. Not a Nest
- * interceptor: Nest puts every route that has one through an RxJS chain with two AsyncResource
- * bindings per request, a sixth of the CPU of a PATCH (docs/benchmarks.md).
+ * handler is skipped for a replay; otherwise the route hands its caller (`@CurrentCaller()`,
+ * whose `commit` is the claim) to its service, so that its first transaction stores the answer in
+ * the same commit. Not a Nest interceptor: Nest puts every route that has one through an RxJS
+ * chain with two AsyncResource bindings per request, a sixth of the CPU of a PATCH
+ * (docs/benchmarks.md).
  */
 export function Idempotent(): MethodDecorator {
   return applyDecorators(
