@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { ApiCommonResponses, ApiForbiddenMerchant, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import type { CommitHook } from '../database/commit-hook';
 import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
@@ -10,12 +10,8 @@ import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductListResponse, ProductResponse } from './dto/product.response';
 import { UpdateProductDto } from './dto/update-product.dto';
+import { ApiCreateProductBody } from './catalog.api-docs';
 import { ProductsService } from './products.service';
-
-const forbiddenMerchant = ApiForbiddenResponse({
-  type: ErrorEnvelope,
-  description: 'merchantId is another organization',
-});
 
 /** Products (docs/api.md §5.1). If-Match, 412, ETag and 304 are documented once for every route. */
 @ApiTags('Products')
@@ -28,7 +24,8 @@ export class ProductsController {
   @Post()
   @Created(ProductResponse, { description: 'The new product' })
   @Idempotent()
-  @forbiddenMerchant
+  @ApiCreateProductBody()
+  @ApiForbiddenMerchant()
   create(
     @CurrentOrganization() org: string,
     @Body() body: CreateProductDto,
@@ -40,7 +37,7 @@ export class ProductsController {
   /** List products, newest first */
   @Get()
   @ApiOkResponse({ type: ProductListResponse, description: 'One page of products' })
-  @forbiddenMerchant
+  @ApiForbiddenMerchant()
   list(@CurrentOrganization() org: string, @Query() query: ListProductsQueryDto) {
     return this.products.list(org, query);
   }

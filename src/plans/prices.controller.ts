@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiConflictResponse,
+  ApiBody,
   ApiExtraModels,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentOrganization } from '../auth/current-organization.decorator';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import type { CommitHook } from '../database/commit-hook';
 import { IdempotencyCommit, Idempotent } from '../platform/idempotency/idempotent.decorator';
@@ -18,6 +18,8 @@ import { ListPricesQueryDto } from './dto/list-prices-query.dto';
 import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { PriceListResponse, PriceResponse } from './dto/price.response';
 import { UpdatePriceDto } from './dto/update-price.dto';
+import { CREATE_PRICE_EXAMPLES } from './dto/plan.examples';
+import { ApiCreatePriceErrors, ApiDeletePriceErrors, ApiUpdatePriceErrors } from './plans.api-docs';
 import { PricesService } from './prices.service';
 
 /** Prices (docs/api.md §5.3). If-Match, 412, ETag and 304 are documented once for every route. */
@@ -32,6 +34,8 @@ export class PricesController {
   @Post()
   @Created(PriceResponse, { description: 'Price created successfully' })
   @Idempotent()
+  @ApiBody({ type: CreatePriceDto, examples: CREATE_PRICE_EXAMPLES })
+  @ApiCreatePriceErrors()
   create(
     @CurrentOrganization() org: string,
     @Body() body: CreatePriceDto,
@@ -63,7 +67,7 @@ export class PricesController {
   @Idempotent()
   @ApiOkResponse({ type: PriceResponse, description: 'Price updated successfully' })
   @ApiNotFound('price')
-  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_DELETED' })
+  @ApiUpdatePriceErrors()
   update(
     @CurrentOrganization() org: string,
     @Param('id') id: string,
@@ -80,7 +84,7 @@ export class PricesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Price deleted (or already deleted)' })
   @ApiNotFound('price')
-  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
+  @ApiDeletePriceErrors()
   remove(
     @CurrentOrganization() org: string,
     @Param('id') id: string,
