@@ -358,7 +358,13 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
         operation.parameters = addParameter(operation.parameters, 'IfMatch');
         addErrorResponse(operation, '412', PLATFORM['412'].description, PLATFORM['412'].causes);
       }
-      if (api && method === 'get' && path.includes('{')) {
+      // 304 needs an ETag, which only single-resource answers carry (a list under an id has none).
+      const ok = operation.responses['200'];
+      const single =
+        !!ok &&
+        !('$ref' in ok) &&
+        isResourceSchema(document, ok.content?.['application/json']?.schema);
+      if (api && method === 'get' && single) {
         operation.parameters = addParameter(operation.parameters, 'IfNoneMatch');
         operation.responses['304'] ??= {
           description: 'Not modified: If-None-Match holds the current ETag',
