@@ -135,6 +135,18 @@ describe(`the OpenAPI document, as a tool reads it (${TEST_DIALECT})`, () => {
     }
   });
 
+  it('marks no query parameter required: every filter is optional, limit and offset have defaults', () => {
+    for (const { path, method, operation } of operations(doc)) {
+      const required = (operation.parameters ?? [])
+        .filter((p: any) => p.in === 'query' && p.required)
+        .map((p: any) => p.name);
+      expect({ where: `${method} ${path}`, required }).toEqual({
+        where: `${method} ${path}`,
+        required: [],
+      });
+    }
+  });
+
   it('gives create examples that name no merchant, so each runs as it is', () => {
     for (const { path, operation } of operations(doc).filter((o) => o.method === 'post')) {
       const examples = operation.requestBody?.content?.['application/json']?.examples ?? {};
