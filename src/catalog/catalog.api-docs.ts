@@ -66,7 +66,7 @@ export const ApiCreateBillableMetric = () =>
         'valueProperty sent with COUNT',
         ValidationFailedError.field(
           'valueProperty',
-          'invalid_value',
+          'field_not_allowed',
           'must be omitted when aggregation is COUNT: COUNT counts events and reads no property',
         ),
       ],

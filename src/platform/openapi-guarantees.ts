@@ -264,7 +264,7 @@ function addErrorResponse(
   if (!response) {
     response = { description, content: { 'application/json': { schema: ENVELOPE } } };
     operation.responses[status] = response;
-  } else if (status === '409') {
+  } else if (status === '409' && description) {
     // The controller's conflicts, and the idempotency one every write can answer.
     response.description = `${response.description}; or ${description}`;
   }
@@ -378,6 +378,17 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
         ...PLATFORM['503'].causes,
         ...(api ? [DATABASE_DOWN] : []),
       ]);
+      // Swagger UI puts a parameter's example into "Try it out": an example filter (another
+      // organization's merchantId, an event id) would filter the list, or answer 403 or 400.
+      for (const parameter of operation.parameters ?? []) {
+        if ('$ref' in parameter || parameter.in !== 'query') continue;
+        delete parameter.example;
+        if (parameter.schema && !('$ref' in parameter.schema)) delete parameter.schema.example;
+      }
+      // Every error response carries named examples (a controller's single `example` included).
+      for (const status of Object.keys(operation.responses).filter((s) => Number(s) >= 400)) {
+        addErrorResponse(operation, status, '', []);
+      }
       // PATCH changes only the fields sent: no body at all (or `{}`) changes nothing and answers 200.
       const body = operation.requestBody;
       if (method === 'patch' && body && !('$ref' in body)) body.required = false;
