@@ -82,13 +82,24 @@ function setupDocs(app: NestFastifyApplication): void {
           'needs `Authorization: Bearer <API key>`; errors share one envelope (see ErrorEnvelope).',
       )
       .setVersion('v0')
+      // The server that serves this document: Swagger UI's "Try it out" calls it, wherever it runs.
+      .addServer('/', 'This server')
       .addBearerAuth({
         type: 'http',
         scheme: 'bearer',
-        description: 'An API key: sk_live_… or sk_test_…',
+        // Opaque API keys, not JWTs.
+        bearerFormat: 'sk_live_… or sk_test_… API key',
+        description:
+          'An API key: `sk_live_` or `sk_test_` and 32 letters or digits, as `Authorization: Bearer <API key>`',
       })
       .build(),
   );
+  // package.json's "UNLICENSED": no licence is granted to use the service or its code; the URL
+  // is npm's definition of that word.
+  document.info.license = {
+    name: 'Proprietary (UNLICENSED): all rights reserved',
+    url: 'https://docs.npmjs.com/cli/configuring-npm/package-json#license',
+  };
   documentGuarantees(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

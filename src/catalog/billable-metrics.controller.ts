@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../events/caller';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { ApiCommonResponses, ApiForbiddenMerchant, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
 import { BillableMetricsService } from './billable-metrics.service';
+import { ApiCreateBillableMetric } from './catalog.api-docs';
 import { BillableMetricListResponse, BillableMetricResponse } from './dto/billable-metric.response';
 import { CreateBillableMetricDto } from './dto/create-billable-metric.dto';
 import { ListBillableMetricsQueryDto } from './dto/list-billable-metrics-query.dto';
@@ -27,7 +28,8 @@ export class BillableMetricsController {
   @Post()
   @Created(BillableMetricResponse, { description: 'The new billable metric' })
   @Idempotent()
-  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId is another organization' })
+  @ApiForbiddenMerchant()
+  @ApiCreateBillableMetric()
   create(@CurrentCaller() caller: Caller, @Body() body: CreateBillableMetricDto) {
     return this.metrics.create(caller, body);
   }

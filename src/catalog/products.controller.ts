@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../events/caller';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { ApiCommonResponses, ApiForbiddenMerchant, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Created } from '../platform/created.decorator';
@@ -9,12 +9,8 @@ import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';
 import { ProductListResponse, ProductResponse } from './dto/product.response';
 import { UpdateProductDto } from './dto/update-product.dto';
+import { ApiCreateProductBody } from './catalog.api-docs';
 import { ProductsService } from './products.service';
-
-const forbiddenMerchant = ApiForbiddenResponse({
-  type: ErrorEnvelope,
-  description: 'merchantId is another organization',
-});
 
 /** Products (docs/api.md §5.1). If-Match, 412, ETag and 304 are documented once for every route. */
 @ApiTags('Products')
@@ -27,7 +23,8 @@ export class ProductsController {
   @Post()
   @Created(ProductResponse, { description: 'The new product' })
   @Idempotent()
-  @forbiddenMerchant
+  @ApiCreateProductBody()
+  @ApiForbiddenMerchant()
   create(@CurrentCaller() caller: Caller, @Body() body: CreateProductDto) {
     return this.products.create(caller, body);
   }
@@ -35,7 +32,7 @@ export class ProductsController {
   /** List products, newest first */
   @Get()
   @ApiOkResponse({ type: ProductListResponse, description: 'One page of products' })
-  @forbiddenMerchant
+  @ApiForbiddenMerchant()
   list(@CurrentCaller() caller: Caller, @Query() query: ListProductsQueryDto) {
     return this.products.list(caller.principal, query);
   }

@@ -1,6 +1,7 @@
 import { codes as currencyCodes } from 'currency-codes';
 import { isValid as isCountryAlpha2 } from 'i18n-iso-countries';
 import { ValidationOptions, registerDecorator } from 'class-validator';
+import { documented } from './validation/decorators';
 
 const CURRENCIES = new Set(currencyCodes());
 
@@ -32,19 +33,25 @@ function isoDecorator(
 }
 
 export const IsCurrencyCode = (options?: ValidationOptions) =>
-  isoDecorator(
-    'isCurrencyCode',
-    isCurrencyCode,
-    'must be an ISO 4217 currency code in upper case, such as "USD"',
-    'invalid_currency',
-    options,
+  documented(
+    { pattern: '^[A-Z]{3}$' },
+    isoDecorator(
+      'isCurrencyCode',
+      isCurrencyCode,
+      'must be an ISO 4217 currency code in upper case, such as "USD"',
+      'invalid_currency',
+      options,
+    ),
   );
 
 export const IsCountryCode = (options?: ValidationOptions) =>
-  isoDecorator(
-    'isCountryCode',
-    isCountryCode,
-    'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"',
-    'invalid_country',
-    options,
+  documented(
+    { pattern: '^[A-Z]{2}$' },
+    isoDecorator(
+      'isCountryCode',
+      isCountryCode,
+      'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"',
+      'invalid_country',
+      options,
+    ),
   );

@@ -117,6 +117,21 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads METRICS_PORT: off when unset, a port, never the API port', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const env = { DATABASE_URL: `sqlite:${dir}/db.sqlite`, ENCRYPTION_KEY: KEY };
+    expect(loadConfig(env).metricsPort).toBeUndefined();
+    expect(loadConfig({ ...env, METRICS_PORT: '' }).metricsPort).toBeUndefined();
+    expect(loadConfig({ ...env, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(loadConfig({ ...env, METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(problemsOf({ ...env, METRICS_PORT: 'nine' })).toEqual([
+      'METRICS_PORT must be a whole number from 0 to 65535 (got "nine")',
+    ]);
+    expect(problemsOf({ ...env, PORT: '8080', METRICS_PORT: '8080' })).toEqual([
+      "METRICS_PORT must differ from PORT (both 8080): metrics are never served on the API's port",
+    ]);
+  });
+
   it('reads REQUEST_TIMEOUT_SECONDS as 1-600 seconds', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
     const env = { DATABASE_URL: `sqlite:${dir}/db.sqlite`, ENCRYPTION_KEY: KEY };

@@ -35,6 +35,11 @@ export interface AppConfig {
   shutdownTimeoutSeconds: number;
   /** Seconds a request's headers and body have to arrive in full before it is answered 408. */
   requestTimeoutSeconds: number;
+  /**
+   * METRICS_PORT: where Prometheus scrapes /metrics, on a server of its own (never the API's
+   * port). Unset: no metrics server. 0 picks a free port (the tests use it).
+   */
+  metricsPort?: number;
   events: EventsConfig;
   webhooks: WebhooksConfig;
 }
@@ -239,6 +244,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     600,
   );
 
+  const metricsPort =
+    env.METRICS_PORT === undefined || env.METRICS_PORT === ''
+      ? undefined
+      : parseInteger(problems, 'METRICS_PORT', env.METRICS_PORT, 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    problems.push(
+      `METRICS_PORT must differ from PORT (both ${port}): metrics are never served on the API's port`,
+    );
+  }
+
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
@@ -383,6 +398,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy,
     shutdownTimeoutSeconds,
     requestTimeoutSeconds,
+    metricsPort,
     events,
     webhooks,
   };

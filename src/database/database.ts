@@ -19,8 +19,24 @@ const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure
  */
 export const SQLITE_LOCK_WAIT_MS = 5000;
 
+/** What a unit of work was (`db.transaction` or `db.read`) and how long it took, in seconds. */
+export type UnitOfWorkTimer = (kind: 'transaction' | 'read', seconds: number) => void;
+
 function isSqliteBusy(err: unknown): boolean {
   return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
+}
+
+async function timed<T>(
+  timer: UnitOfWorkTimer,
+  kind: 'transaction' | 'read',
+  unit: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  try {
+    return await unit();
+  } finally {
+    timer(kind, (performance.now() - started) / 1000);
+  }
 }
 
 /**
@@ -39,6 +55,9 @@ export class Database {
 
   /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
   readonly isPostgres: boolean;
+
+  /** Told how long each unit of work took (metrics), when someone listens. */
+  private timing?: UnitOfWorkTimer;
 
   constructor(
     readonly dataSource: DataSource,
@@ -62,7 +81,21 @@ export class Database {
    * armed `hook` (the request's Idempotency-Key answer, see commit-hook.ts), the hook runs after
    * `work`, inside the same transaction, and is settled once that commits.
    */
-  async transaction<T>(
+  transaction<T>(work: (manager: EntityManager) => Promise<T>, hook?: CommitHook): Promise<T> {
+    const timing = this.timing;
+    if (!timing) return this.runTransaction(work, hook);
+    return timed(timing, 'transaction', () => this.runTransaction(work, hook));
+  }
+
+  /**
+   * Reports the duration of every unit of work, in seconds, waiting for the SQLite lock or a
+   * pooled connection included (the metrics' database time). One listener; none by default.
+   */
+  timeUnitsOfWork(timer: UnitOfWorkTimer): void {
+    this.timing = timer;
+  }
+
+  private async runTransaction<T>(
     work: (manager: EntityManager) => Promise<T>,
     hook?: CommitHook,
   ): Promise<T> {
@@ -169,7 +202,13 @@ export class Database {
    * failed (a timeout, a network cut) is discarded by the pool rather than handed on, which a
    * query runner held across statements would not do.
    */
-  async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const timing = this.timing;
+    if (!timing) return this.runRead(work);
+    return timed(timing, 'read', () => this.runRead(work));
+  }
+
+  private async runRead<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.sqliteLock) {
       return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
     }

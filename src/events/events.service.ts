@@ -6,6 +6,7 @@ import { ValidationFailedError, NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { Metrics } from '../platform/metrics';
 import { Actor, RequestRef, Tenant } from './caller';
 import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
@@ -57,6 +58,7 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly events: EventsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly logger: PinoLogger,
+    private readonly metrics: Metrics,
   ) {
     logger.setContext('Events');
   }
@@ -93,6 +95,7 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     };
     await this.events.insert(m, event);
     for (const listener of this.recordedListeners) await listener(m, event);
+    this.metrics.eventsRecorded.inc({ type: event.type });
     return toEventResponse(event);
   }
 

@@ -1,12 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiBody,
   ApiConflictResponse,
   ApiForbiddenResponse,
   ApiOkResponse,
   ApiParam,
 } from '@nestjs/swagger';
 import { ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import {
   DeletedExternalBankAccountResponse,
   ExternalBankAccountListResponse,
@@ -50,6 +52,37 @@ const ID_PARAM = ApiParam({
 
 export const ApiCreateExternalAccount = () =>
   applyDecorators(
+    // Runs as it is from Swagger UI: no organizationId (it defaults to yours; another one is a 403).
+    ApiBody({
+      type: CreateExternalAccountDto,
+      examples: {
+        us: {
+          summary: 'A US checking account of an individual',
+          value: {
+            countryCode: 'US',
+            bankName: 'STRIPE TEST BANK',
+            currency: 'USD',
+            accountNumber: '000123456789',
+            routingNumber: '110000000',
+            accountHolderName: 'Jenny Rosen',
+            accountHolderType: 'individual',
+            metadata: { payoutSchedule: 'weekly' },
+          },
+        },
+        iban: {
+          summary: 'A German IBAN of a company',
+          value: {
+            countryCode: 'DE',
+            bankName: 'Commerzbank',
+            currency: 'EUR',
+            accountNumber: 'DE89370400440532013000',
+            routingNumber: 'COBADEFFXXX',
+            accountHolderName: 'Acme GmbH',
+            accountHolderType: 'company',
+          },
+        },
+      },
+    }),
     ApiBadRequestResponse({
       type: ErrorEnvelope,
       description: 'Validation failed: a field, or a bank detail (the code says which rule)',

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator';
 import { ServiceUnavailableError } from '../common/errors';
-import { ErrorEnvelope } from '../platform/api-docs';
+import { ApiErrorResponse } from '../platform/api-docs';
 import { Database } from '../database/database';
 
 class HealthResponse {
@@ -56,7 +56,10 @@ export class HealthController {
   /** Readiness: the database answers; 503 otherwise. */
   @Get('readyz')
   @ApiOkResponse({ type: ReadinessResponse })
-  @ApiServiceUnavailableResponse({ type: ErrorEnvelope })
+  @ApiErrorResponse('service_unavailable: the database does not answer', [
+    'The database does not answer',
+    new ServiceUnavailableError(),
+  ])
   async readyz(): Promise<ReadinessResponse> {
     if (!(await this.db.ping())) throw new ServiceUnavailableError();
     return { status: 'ok', database: 'up' };

@@ -1,24 +1,18 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConflictResponse,
-  ApiExtraModels,
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../events/caller';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { ApiCommonResponses, ApiForbiddenMerchant, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
-import { CREATE_PLAN_EXAMPLE, PLAN_EXAMPLE } from './dto/plan.examples';
+import { CREATE_PLAN_EXAMPLES, PLAN_EXAMPLE } from './dto/plan.examples';
 import { PlanListResponse, PlanResponse } from './dto/plan.response';
 import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { UpdatePlanDto } from './dto/update-plan.dto';
+import { ApiCreatePlanErrors, ApiUpdatePlanErrors } from './plans.api-docs';
 import { PlansService } from './plans.service';
 
 /** Plans (docs/api.md §5.4). If-Match, 412, ETag and 304 are documented once for every route. */
@@ -36,14 +30,9 @@ export class PlansController {
   @Post()
   @Created(PlanResponse, { description: 'Plan created successfully', example: PLAN_EXAMPLE })
   @Idempotent()
-  @ApiBody({
-    type: CreatePlanDto,
-    examples: {
-      seed: { summary: 'A monthly USD plan with one price', value: CREATE_PLAN_EXAMPLE },
-    },
-  })
-  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
-  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
+  @ApiBody({ type: CreatePlanDto, examples: CREATE_PLAN_EXAMPLES })
+  @ApiForbiddenMerchant()
+  @ApiCreatePlanErrors()
   create(@CurrentCaller() caller: Caller, @Body() body: CreatePlanDto): Promise<PlanResponse> {
     return this.plans.create(caller, body);
   }
@@ -51,7 +40,7 @@ export class PlansController {
   /** List plans, newest first; deleted plans only with includeDeleted=true. */
   @Get()
   @ApiOkResponse({ type: PlanListResponse })
-  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'merchantId of another organization' })
+  @ApiForbiddenMerchant()
   list(
     @CurrentCaller() caller: Caller,
     @Query() query: ListPlansQueryDto,
@@ -72,7 +61,7 @@ export class PlansController {
   @Idempotent()
   @ApiOkResponse({ type: PlanResponse, description: 'Plan updated successfully' })
   @ApiNotFound('plan')
-  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PLAN_DELETED or PRICE_IN_USE' })
+  @ApiUpdatePlanErrors()
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

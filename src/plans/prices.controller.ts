@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiConflictResponse,
+  ApiBody,
   ApiExtraModels,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../events/caller';
-import { ApiCommonResponses, ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { ListResponse } from '../common/dto/list-query.dto';
@@ -17,6 +17,8 @@ import { ListPricesQueryDto } from './dto/list-prices-query.dto';
 import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { PriceListResponse, PriceResponse } from './dto/price.response';
 import { UpdatePriceDto } from './dto/update-price.dto';
+import { CREATE_PRICE_EXAMPLES } from './dto/plan.examples';
+import { ApiCreatePriceErrors, ApiDeletePriceErrors, ApiUpdatePriceErrors } from './plans.api-docs';
 import { PricesService } from './prices.service';
 
 /** Prices (docs/api.md §5.3). If-Match, 412, ETag and 304 are documented once for every route. */
@@ -31,6 +33,8 @@ export class PricesController {
   @Post()
   @Created(PriceResponse, { description: 'Price created successfully' })
   @Idempotent()
+  @ApiBody({ type: CreatePriceDto, examples: CREATE_PRICE_EXAMPLES })
+  @ApiCreatePriceErrors()
   create(@CurrentCaller() caller: Caller, @Body() body: CreatePriceDto): Promise<PriceResponse> {
     return this.prices.create(caller, body);
   }
@@ -58,7 +62,7 @@ export class PricesController {
   @Idempotent()
   @ApiOkResponse({ type: PriceResponse, description: 'Price updated successfully' })
   @ApiNotFound('price')
-  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_DELETED' })
+  @ApiUpdatePriceErrors()
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -74,7 +78,7 @@ export class PricesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Price deleted (or already deleted)' })
   @ApiNotFound('price')
-  @ApiConflictResponse({ type: ErrorEnvelope, description: 'PRICE_IN_USE' })
+  @ApiDeletePriceErrors()
   remove(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

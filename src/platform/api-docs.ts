@@ -1,15 +1,16 @@
 import { applyDecorators } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
   ApiHeader,
-  ApiNotFoundResponse,
   ApiProperty,
   ApiPropertyOptional,
   ApiResponse,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import type { ExampleObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiError, ERROR_STATUS, NotFoundError, UnauthorizedError } from '../common/errors';
+import { ID_PREFIXES } from '../common/ids';
+import { assertOwnMerchant } from '../common/merchant';
+import { toErrorResponse } from './error-envelope';
 
 export class FieldErrorDoc {
   @ApiProperty({ example: 'properties.unitPrice' })
@@ -22,26 +23,7 @@ export class FieldErrorDoc {
 
 /** The error envelope of docs/api.md §3, for the OpenAPI document. */
 export class ErrorEnvelope {
-  @ApiProperty({
-    example: 'validation_error',
-    enum: [
-      'validation_error',
-      'unauthorized',
-      'forbidden',
-      'not_found',
-      'method_not_allowed',
-      'request_timeout',
-      'conflict',
-      'precondition_failed',
-      'payload_too_large',
-      'unsupported_media_type',
-      'idempotency_error',
-      'rate_limited',
-      'headers_too_large',
-      'internal_error',
-      'service_unavailable',
-    ],
-  })
+  @ApiProperty({ example: 'validation_error', enum: Object.keys(ERROR_STATUS) })
   error: string;
   @ApiPropertyOptional({
     example: 'INVALID_DECIMAL',
@@ -52,17 +34,82 @@ export class ErrorEnvelope {
   message: string;
   @ApiPropertyOptional({
     type: [FieldErrorDoc],
-    description: 'For validation errors: one entry per problem',
+    description: 'For validation errors: one entry per problem (at most 100)',
   })
   errors?: FieldErrorDoc[];
   @ApiProperty({
-    example: 'req_01JD3Y2Q6J8C4N1V9W5X7Z0ABC',
+    example: 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ',
     description: 'Same as the X-Request-Id header',
   })
   requestId: string;
 }
 
-/** The responses every authenticated route shares (bearer scheme, 400, 401, 429, 500). */
+/** The request id every documented error example carries. */
+export const EXAMPLE_REQUEST_ID = 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ';
+
+/**
+ * The body the API sends for `error`, as an OpenAPI example: made by the same function that
+ * makes the real answer (toErrorResponse), so an example cannot drift from what is sent.
+ */
+export function errorExample(
+  error: ApiError,
+  summary: string,
+): ExampleObject & { summary: string } {
+  return { summary, value: toErrorResponse(error, EXAMPLE_REQUEST_ID).body };
+}
+
+/** One cause of an error response: a short summary and the error the API throws for it. */
+export type ErrorCause = [summary: string, error: ApiError];
+
+/** Example names: the error's code (or its first field error's), made unique. */
+function examplesOf(causes: ErrorCause[]): Record<string, ExampleObject> {
+  const examples: Record<string, ExampleObject> = {};
+  for (const [summary, error] of causes) {
+    const base = error.errors?.[0]?.code ?? error.code ?? error.category;
+    let name = base;
+    for (let i = 2; name in examples; i++) name = `${base}_${i}`;
+    examples[name] = errorExample(error, summary);
+  }
+  return examples;
+}
+
+/**
+ * An error response documented with one example per cause, each the body the API sends for it.
+ * Every cause must have the same status (the first one's).
+ */
+export function ApiErrorResponse(description: string, ...causes: ErrorCause[]): MethodDecorator {
+  const status = causes[0][1].status;
+  const other = causes.find(([, error]) => error.status !== status);
+  if (other) throw new Error(`ApiErrorResponse: "${other[0]}" is not a ${status}`);
+  return ApiResponse({
+    status,
+    description,
+    type: ErrorEnvelope,
+    examples: examplesOf(causes) as Record<string, { summary: string; value: unknown }>,
+  });
+}
+
+/** The causes of 401 on every /v0 route (src/auth/api-key.guard.ts). */
+export const UNAUTHORIZED_CAUSES: ErrorCause[] = [
+  [
+    'No Authorization header',
+    new UnauthorizedError('No API key: send Authorization: Bearer <API key>'),
+  ],
+  [
+    'An unknown or revoked key',
+    new UnauthorizedError('Invalid API key: it is unknown or has been revoked'),
+  ],
+  [
+    'Another scheme than Bearer',
+    new UnauthorizedError('Malformed Authorization header: expected Bearer <API key>'),
+  ],
+];
+
+/**
+ * What every authenticated route shares: the bearer scheme, X-Request-Id and 401. The platform's
+ * other answers (400, 413, 415, 429, 500, 503, and the idempotency and ETag statuses) are
+ * documented on every route by documentGuarantees (openapi-guarantees.ts).
+ */
 export function ApiCommonResponses(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiBearerAuth(),
@@ -70,23 +117,53 @@ export function ApiCommonResponses(): MethodDecorator & ClassDecorator {
       name: 'X-Request-Id',
       required: false,
       description: 'Echoed back; 1-128 of [A-Za-z0-9._-]',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
     }),
-    ApiBadRequestResponse({ type: ErrorEnvelope, description: 'Validation failed' }),
-    ApiUnauthorizedResponse({
-      type: ErrorEnvelope,
-      description: 'Missing, unknown or revoked API key',
-    }),
-    ApiTooManyRequestsResponse({ type: ErrorEnvelope, description: 'Rate limit exceeded' }),
-    ApiResponse({ status: 500, type: ErrorEnvelope, description: 'Unexpected error' }),
+    ApiErrorResponse(
+      'unauthorized: no API key, a malformed Authorization header, or an unknown or revoked key ' +
+        '(with WWW-Authenticate: Bearer)',
+      ...UNAUTHORIZED_CAUSES,
+    ),
   );
+}
+
+/** An example id of the resource named as NotFoundError names it ('billable metric' → bm_…). */
+export function exampleIdOf(resource: string): string {
+  const key = resource.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+  const prefix = (ID_PREFIXES as Record<string, string>)[key] ?? 'id';
+  return `${prefix}_01JD3Y2Q6J8C4N1V9W5X7Z0ABC`;
 }
 
 /** 404 for routes that take a resource id. */
 export function ApiNotFound(resource: string): MethodDecorator {
-  return applyDecorators(
-    ApiNotFoundResponse({
-      type: ErrorEnvelope,
-      description: `No such ${resource} in your organization`,
-    }),
+  return ApiErrorResponse(
+    `not_found: no such ${resource} in your organization (an id of another organization, or ` +
+      'of the wrong shape, answers the same)',
+    [`No such ${resource}`, new NotFoundError(resource, exampleIdOf(resource))],
   );
 }
+
+/** The error a call throws, for examples made by the code that answers. */
+export function thrownBy(call: () => unknown): ApiError {
+  try {
+    call();
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to throw an ApiError');
+}
+
+/** The caller's organization in examples, and another one's. */
+export const EXAMPLE_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG';
+const OTHER_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0OTH';
+
+/** 403 for a body or filter whose merchantId is another organization (docs/api.md §2). */
+export const ApiForbiddenMerchant = (): MethodDecorator =>
+  ApiErrorResponse(
+    'forbidden: merchantId is another organization (leave it out: it defaults to yours)',
+    [
+      'merchantId of another organization',
+      thrownBy(() => assertOwnMerchant(EXAMPLE_ORGANIZATION_ID, OTHER_ORGANIZATION_ID)),
+    ],
+  );

@@ -1,4 +1,5 @@
 import type {
+  ExampleObject,
   HeaderObject,
   OpenAPIObject,
   OperationObject,
@@ -7,12 +8,14 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiError, ServiceUnavailableError, ValidationFailedError } from '../common/errors';
+import { assertIfMatch } from '../common/etag';
+import { ErrorCause, errorExample, thrownBy } from './api-docs';
+import { parseIdempotencyKey } from './idempotency/idempotency-key';
+import { isRateLimitExempt } from './rate-limit';
 
 const ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
-const json = { 'application/json': { schema: ENVELOPE } };
-const ref = (kind: 'headers' | 'parameters', name: string) => ({
-  $ref: `#/components/${kind}/${name}`,
-});
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const HEADERS: Record<string, HeaderObject> = {
   'RateLimit-Limit': {
@@ -28,6 +31,10 @@ const HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'integer' },
   },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+  'WWW-Authenticate': {
+    description: 'The scheme to authenticate with: `Bearer realm="billing-api"`',
+    schema: { type: 'string' },
+  },
   ETag: {
     description: 'The version of this resource; send it back in If-Match to update safely',
     schema: { type: 'string' },
@@ -43,6 +50,7 @@ const HEADERS: Record<string, HeaderObject> = {
   },
 };
 
+/** Header parameters, written inline on each operation so a reader sees them without a $ref. */
 const PARAMETERS: Record<string, ParameterObject> = {
   IdempotencyKey: {
     name: 'Idempotency-Key',
@@ -52,7 +60,7 @@ const PARAMETERS: Record<string, ParameterObject> = {
       'Makes a retry safe: the first response for this key (1-255 printable ASCII characters, ' +
       'a UUID is a good choice) is stored for 24 hours and replayed to a retry with the same ' +
       'method, path and body. The same key with another request: 422; while the first runs: 409.',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]{1,255}$' },
   },
   IfMatch: {
     name: 'If-Match',
@@ -71,89 +79,355 @@ const PARAMETERS: Record<string, ParameterObject> = {
   },
 };
 
+const invalid = (field: string, code: string, message: string) =>
+  new ValidationFailedError([{ field, code, message }]);
+
+/**
+ * What the platform answers on any route, by status: its description, its causes (each an
+ * example body), and the headers it carries. The causes that depend on the operation (which
+ * field is required, whether it lists) are added by badRequestCauses.
+ */
+const PLATFORM: Record<string, { description: string; causes: ErrorCause[]; headers?: string[] }> =
+  {
+    '409': {
+      description:
+        'conflict: IDEMPOTENCY_KEY_IN_USE, a request with this Idempotency-Key is still running',
+      causes: [
+        [
+          'A request with this Idempotency-Key is still running',
+          new ApiError(
+            'conflict',
+            'A request with this Idempotency-Key is still being processed; retry after it finishes',
+            { code: 'IDEMPOTENCY_KEY_IN_USE' },
+          ),
+        ],
+      ],
+    },
+    '412': {
+      description: 'precondition_failed: If-Match does not match the current ETag',
+      causes: [
+        ['The resource changed since it was read', thrownBy(() => assertIfMatch('"x"', {}))],
+      ],
+    },
+    '413': {
+      description: 'payload_too_large: the body is larger than 100 KB',
+      causes: [
+        [
+          'A body over 100 KB',
+          new ApiError('payload_too_large', 'Request bodies may be at most 100 KB', {
+            code: 'PAYLOAD_TOO_LARGE',
+          }),
+        ],
+      ],
+    },
+    '415': {
+      description:
+        'unsupported_media_type: a body that is not `application/json`, or JSON in another charset than UTF-8',
+      causes: [
+        [
+          'A body sent as text/plain',
+          new ApiError(
+            'unsupported_media_type',
+            'Request bodies must be sent as Content-Type: application/json',
+            { code: 'UNSUPPORTED_MEDIA_TYPE' },
+          ),
+        ],
+      ],
+    },
+    '422': {
+      description: 'idempotency_error: this Idempotency-Key was used for a different request',
+      causes: [
+        [
+          'The same key with another body',
+          new ApiError(
+            'idempotency_error',
+            'This Idempotency-Key was already used with a different body; use a new key for a new request',
+            { code: 'IDEMPOTENCY_KEY_REUSED' },
+          ),
+        ],
+      ],
+    },
+    '429': {
+      description:
+        'rate_limited: more requests in this second than RATE_LIMIT_PER_SECOND allows for this API key',
+      causes: [
+        [
+          'Past the limit',
+          new ApiError(
+            'rate_limited',
+            'Too many requests: the limit is 100 per second per API key; retry in 1 second',
+          ),
+        ],
+      ],
+      headers: ['Retry-After'],
+    },
+    '500': {
+      description: 'internal_error: an unexpected failure; requestId finds it in the logs',
+      causes: [['An unexpected failure', new ApiError('internal_error', 'Internal server error')]],
+    },
+    '503': {
+      description:
+        'service_unavailable: the service is shutting down (or, on a route that reads the database, cannot reach it); retry after Retry-After',
+      causes: [
+        [
+          'The instance is shutting down',
+          new ApiError(
+            'service_unavailable',
+            'The service is shutting down; send the request again',
+            { code: 'SHUTTING_DOWN' },
+          ),
+        ],
+      ],
+      headers: ['Retry-After'],
+    },
+  };
+
+/** A /v0 route reads the database: it also answers 503 when the database does not answer. */
+const DATABASE_DOWN: ErrorCause = ['The database does not answer', new ServiceUnavailableError()];
+
+function resolve(
+  document: OpenAPIObject,
+  schema: SchemaObject | ReferenceObject | undefined,
+): SchemaObject | undefined {
+  if (!schema) return undefined;
+  if (!('$ref' in schema)) return schema;
+  const resolved = document.components?.schemas?.[schema.$ref.split('/').pop() ?? ''];
+  return resolved && !('$ref' in resolved) ? resolved : undefined;
+}
+
 function isResourceSchema(
   document: OpenAPIObject,
   schema: SchemaObject | ReferenceObject | undefined,
 ): boolean {
-  if (!schema) return false;
-  const resolved =
-    '$ref' in schema ? document.components?.schemas?.[schema.$ref.split('/').pop() ?? ''] : schema;
-  const properties = resolved && !('$ref' in resolved) ? resolved.properties : undefined;
+  const properties = resolve(document, schema)?.properties;
   return !!properties && 'id' in properties && 'object' in properties;
 }
 
-function addParameter(operation: OperationObject, name: string): void {
-  const parameters = (operation.parameters ??= []);
-  const header = PARAMETERS[name].name.toLowerCase();
-  const present = parameters.some(
-    (p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header,
-  );
-  // Inline, so a reader of one operation sees the header's name without resolving a $ref.
-  if (!present) parameters.push({ ...PARAMETERS[name] });
+function bodySchema(document: OpenAPIObject, operation: OperationObject): SchemaObject | undefined {
+  const body = operation.requestBody;
+  if (!body || '$ref' in body) return undefined;
+  return resolve(document, body.content['application/json']?.schema);
 }
 
-function addResponse(operation: OperationObject, status: string, response: ResponseObject): void {
-  operation.responses[status] ??= response;
+/** The 400s an operation can answer whatever its DTO's own rules, each as the API words it. */
+function badRequestCauses(
+  document: OpenAPIObject,
+  method: string,
+  operation: OperationObject,
+): ErrorCause[] {
+  const causes: ErrorCause[] = [];
+  const body = bodySchema(document, operation);
+  if (body) {
+    const required = body.required?.[0];
+    if (required) {
+      causes.push(['A required field is missing', invalid(required, 'required', 'is required')]);
+    }
+    causes.push([
+      'A field this request does not take',
+      invalid('colour', 'unknown_field', 'is not a field of this request'),
+    ]);
+    causes.push([
+      'A body that is not JSON',
+      new ApiError('validation_error', 'The body is not valid JSON', { code: 'MALFORMED_JSON' }),
+    ]);
+  }
+  const lists = (operation.parameters ?? []).some((p) => !('$ref' in p) && p.name === 'limit');
+  if (lists) {
+    causes.push([
+      'limit out of range',
+      invalid('limit', 'out_of_range', 'must be a whole number from 1 to 100'),
+    ]);
+  } else {
+    causes.push([
+      'A query parameter this route does not take',
+      invalid('expand', 'unknown_field', 'is not a query parameter of this route'),
+    ]);
+  }
+  if (method !== 'get') {
+    causes.push(['An invalid Idempotency-Key', thrownBy(() => parseIdempotencyKey(''))]);
+  }
+  return causes;
 }
 
 /**
- * Documents the platform guarantees of docs/api.md §6 on every /v0 operation, so that no
- * controller has to: rate-limit headers, 429 with Retry-After, Idempotency-Key (409, 422),
- * If-Match (412), If-None-Match (304) and ETag on single-resource responses.
+ * Adds `causes` to the operation's response for their status: creates it when the controller
+ * did not document it, else adds the examples to the controller's own (turning a single
+ * `example` into named `examples`). Each status so ends with an example body of its own.
+ */
+function addErrorResponse(
+  operation: OperationObject,
+  status: string,
+  description: string,
+  causes: ErrorCause[],
+): void {
+  let response = operation.responses[status] as ResponseObject | undefined;
+  if (!response) {
+    response = { description, content: { 'application/json': { schema: ENVELOPE } } };
+    operation.responses[status] = response;
+  } else if (status === '409' && description) {
+    // The controller's conflicts, and the idempotency one every write can answer.
+    response.description = `${response.description}; or ${description}`;
+  }
+  const media = ((response.content ??= {})['application/json'] ??= { schema: ENVELOPE });
+  const examples: Record<string, ExampleObject | ReferenceObject> = {};
+  if (media.example !== undefined) {
+    const example = media.example as { code?: string; error?: string };
+    examples[example.code ?? example.error ?? 'example'] = { value: example };
+    delete media.example;
+  }
+  Object.assign(examples, media.examples);
+  const bodies = new Set(
+    Object.values(examples).map((e) => ('value' in e ? JSON.stringify(e.value) : '')),
+  );
+  for (const [summary, error] of causes) {
+    const example = errorExample(error, summary);
+    if (bodies.has(JSON.stringify(example.value))) continue;
+    const base = error.errors?.[0]?.code ?? error.code ?? error.category;
+    let name = base;
+    for (let i = 2; name in examples; i++) name = `${base}_${i}`;
+    examples[name] = example;
+  }
+  media.examples = examples;
+}
+
+/**
+ * The API rejects every field a request body does not define (docs/api.md §1): the schemas of
+ * request bodies, and the objects nested in them, say so with `additionalProperties: false`.
+ */
+function closeRequestSchemas(
+  document: OpenAPIObject,
+  schema: SchemaObject | ReferenceObject | undefined,
+  seen = new Set<SchemaObject>(),
+): void {
+  const resolved = resolve(document, schema);
+  if (!resolved || seen.has(resolved)) return;
+  seen.add(resolved);
+  if (resolved.properties && resolved.additionalProperties === undefined) {
+    resolved.additionalProperties = false;
+  }
+  for (const child of [
+    ...Object.values(resolved.properties ?? {}),
+    ...(resolved.oneOf ?? []),
+    ...(resolved.anyOf ?? []),
+    ...(resolved.allOf ?? []),
+    ...(resolved.items ? [resolved.items] : []),
+  ]) {
+    closeRequestSchemas(document, child, seen);
+  }
+}
+
+/**
+ * Documents the platform guarantees of docs/api.md §3 and §6 on every operation, so that no
+ * controller has to: the public routes' empty security, every status the platform itself can
+ * answer (400, 413 and 415 for a body, 429, 500, 503) with an example body of its own,
+ * rate-limit headers, Idempotency-Key (409, 422), If-Match (412), If-None-Match (304), and ETag
+ * on single-resource responses.
  */
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };
-  components.parameters = { ...components.parameters, ...PARAMETERS };
+  // Every /v0 route needs the bearer key; the public ones say so with an empty list.
+  document.security = [{ bearer: [] }];
 
   for (const [path, item] of Object.entries(document.paths)) {
-    if (!path.startsWith('/v0/')) continue;
+    const api = path.startsWith('/v0/');
+    const limited = !isRateLimitExempt(path);
     for (const method of ['get', 'post', 'patch', 'delete'] as const) {
       const operation = item[method];
       if (!operation) continue;
       const write = method !== 'get';
+      if (!api) operation.security ??= [];
+
+      // Fastify reads a body on POST, PATCH and DELETE (none of GET), and refuses it there.
       if (write) {
-        addParameter(operation, 'IdempotencyKey');
-        addResponse(operation, '409', {
-          description:
-            'Conflict; IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running',
-          content: json,
-        });
-        addResponse(operation, '422', {
-          description: 'idempotency_error: this Idempotency-Key was used for a different request',
-          content: json,
-        });
+        addErrorResponse(operation, '413', PLATFORM['413'].description, PLATFORM['413'].causes);
+        addErrorResponse(operation, '415', PLATFORM['415'].description, PLATFORM['415'].causes);
       }
-      if (method === 'patch' || method === 'delete') {
-        addParameter(operation, 'IfMatch');
-        addResponse(operation, '412', {
-          description: 'precondition_failed: If-Match does not match the current ETag',
-          content: json,
-        });
+      addErrorResponse(
+        operation,
+        '400',
+        'validation_error: a field, a query parameter or a header is invalid; `errors` names each problem',
+        badRequestCauses(document, method, operation),
+      );
+      if (api && write) {
+        operation.parameters = addParameter(operation.parameters, 'IdempotencyKey');
+        addErrorResponse(operation, '409', PLATFORM['409'].description, PLATFORM['409'].causes);
+        addErrorResponse(operation, '422', PLATFORM['422'].description, PLATFORM['422'].causes);
       }
-      if (method === 'get' && path.includes('{')) {
-        addParameter(operation, 'IfNoneMatch');
-        addResponse(operation, '304', {
+      if (api && (method === 'patch' || method === 'delete')) {
+        operation.parameters = addParameter(operation.parameters, 'IfMatch');
+        addErrorResponse(operation, '412', PLATFORM['412'].description, PLATFORM['412'].causes);
+      }
+      // 304 needs an ETag, which only single-resource answers carry (a list under an id has none).
+      const ok = operation.responses['200'];
+      const single =
+        !!ok &&
+        !('$ref' in ok) &&
+        isResourceSchema(document, ok.content?.['application/json']?.schema);
+      if (api && method === 'get' && single) {
+        operation.parameters = addParameter(operation.parameters, 'IfNoneMatch');
+        operation.responses['304'] ??= {
           description: 'Not modified: If-None-Match holds the current ETag',
-        });
+        };
       }
+      if (limited) {
+        addErrorResponse(operation, '429', PLATFORM['429'].description, PLATFORM['429'].causes);
+      }
+      addErrorResponse(operation, '500', PLATFORM['500'].description, PLATFORM['500'].causes);
+      addErrorResponse(operation, '503', PLATFORM['503'].description, [
+        ...PLATFORM['503'].causes,
+        ...(api ? [DATABASE_DOWN] : []),
+      ]);
+      // Swagger UI puts a parameter's example into "Try it out": an example filter (another
+      // organization's merchantId, an event id) would filter the list, or answer 403 or 400.
+      for (const parameter of operation.parameters ?? []) {
+        if ('$ref' in parameter || parameter.in !== 'query') continue;
+        delete parameter.example;
+        if (parameter.schema && !('$ref' in parameter.schema)) delete parameter.schema.example;
+      }
+      // Every error response carries named examples (a controller's single `example` included).
+      for (const status of Object.keys(operation.responses).filter((s) => Number(s) >= 400)) {
+        addErrorResponse(operation, status, '', []);
+      }
+      // PATCH changes only the fields sent: no body at all (or `{}`) changes nothing and answers 200.
+      const body = operation.requestBody;
+      if (method === 'patch' && body && !('$ref' in body)) body.required = false;
+      if (body && !('$ref' in body))
+        closeRequestSchemas(document, body.content['application/json']?.schema);
+
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
         const headers = (response.headers ??= {});
-        for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
-          headers[name] ??= ref('headers', name);
+        if (limited) {
+          for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+            headers[name] ??= ref(name);
+          }
         }
-        if (status === '429') headers['Retry-After'] ??= ref('headers', 'Retry-After');
+        for (const name of PLATFORM[status]?.headers ?? []) headers[name] ??= ref(name);
+        if (status === '401') headers['WWW-Authenticate'] ??= ref('WWW-Authenticate');
+        if (Object.keys(headers).length === 0) delete response.headers;
         if (!status.startsWith('2')) continue;
         if (isResourceSchema(document, response.content?.['application/json']?.schema)) {
-          headers.ETag ??= ref('headers', 'ETag');
+          headers.ETag ??= ref('ETag');
         }
-        if (write) {
-          headers['Idempotent-Replayed'] ??= ref('headers', 'Idempotent-Replayed');
-          headers['Original-Request-Id'] ??= ref('headers', 'Original-Request-Id');
+        if (api && write) {
+          headers['Idempotent-Replayed'] ??= ref('Idempotent-Replayed');
+          headers['Original-Request-Id'] ??= ref('Original-Request-Id');
         }
       }
     }
   }
   return document;
+}
+
+function addParameter(
+  parameters: OperationObject['parameters'],
+  name: keyof typeof PARAMETERS,
+): NonNullable<OperationObject['parameters']> {
+  const list = parameters ?? [];
+  const header = PARAMETERS[name].name.toLowerCase();
+  const present = list.some(
+    (p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header,
+  );
+  return present ? list : [...list, { ...PARAMETERS[name] }];
 }

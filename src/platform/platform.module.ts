@@ -5,6 +5,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { AppValidationPipe } from './validation.pipe';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { KnownQueryGuard } from './known-query.guard';
+import { Metrics, MetricsServer } from './metrics';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './route-table';
 
@@ -19,6 +20,9 @@ import { RouteTable } from './route-table';
   providers: [
     RouteTable,
     RateLimiter,
+    // Prometheus metrics, served on METRICS_PORT by a server of their own (docs/metrics.md).
+    Metrics,
+    MetricsServer,
     // In the order a request meets them: the bearer guard, then (per route) the idempotency
     // claim of @Idempotent(), the validation pipe, and the filter for whatever is thrown.
     { provide: APP_GUARD, useExisting: API_KEY_GUARD },
@@ -27,6 +31,6 @@ import { RouteTable } from './route-table';
     { provide: APP_PIPE, useClass: AppValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
-  exports: [RouteTable, RateLimiter, IdempotencyModule],
+  exports: [RouteTable, RateLimiter, Metrics, MetricsServer, IdempotencyModule],
 })
 export class PlatformModule {}

@@ -8,6 +8,7 @@ import { etagOnSend, etagPreSerialization } from './conditional-requests';
 import { Connections } from './connections';
 import { toErrorResponse } from './error-envelope';
 import { registerJsonBodies } from './json-body';
+import { Metrics } from './metrics';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './route-table';
 import { SecurityHeaders, registerSecurityHeaders } from './security-headers';
@@ -55,8 +56,10 @@ export async function installRequestPath(
   // onSend 2: the ETag of a replayed body, and 304 for a current If-None-Match.
   fastify.addHook('onSend', etagOnSend);
 
-  // onResponse: one log line per request, secrets redacted.
+  // onResponse 1: one log line per request, secrets redacted.
   registerRequestLog(fastify, parts.logger);
+  // onResponse 2: the request's metrics (route pattern, status, latency), when METRICS_PORT is set.
+  app.get(Metrics).register(fastify);
 }
 
 /**

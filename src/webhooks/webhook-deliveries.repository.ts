@@ -81,6 +81,19 @@ export class WebhookDeliveriesRepository {
     );
   }
 
+  /**
+   * When the oldest delivery still to make was queued (with its event), or null when none is:
+   * the metrics' undelivered-event age. Reads only the rows still due (next_attempt_at set).
+   */
+  async oldestUndeliveredAt(m: EntityManager): Promise<Date | null> {
+    const oldest = await m.findOne(WebhookDelivery, {
+      select: { id: true, createdAt: true },
+      where: { nextAttemptAt: Not(IsNull()) },
+      order: { createdAt: 'ASC' },
+    });
+    return oldest?.createdAt ?? null;
+  }
+
   async insertAttempt(m: EntityManager, attempt: WebhookAttempt): Promise<void> {
     await m.insert(WebhookAttempt, attempt as QueryDeepPartialEntity<WebhookAttempt>);
   }

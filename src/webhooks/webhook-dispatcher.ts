@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ID_PREFIXES, newId } from '../common/ids';
 import { Database } from '../database/database';
+import { Metrics } from '../platform/metrics';
 import { toEventResponse } from '../events/dto/event.response';
 import { EventRecord } from '../events/entities/event.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
@@ -55,9 +56,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly endpointsService: WebhookEndpointsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly logger: PinoLogger,
+    private readonly metrics: Metrics,
   ) {
     logger.setContext('WebhookDispatcher');
     endpointsService.onQueued(() => this.wake(20));
+    metrics.measureOldestUndelivered(() => db.read((m) => deliveries.oldestUndeliveredAt(m)));
   }
 
   onApplicationBootstrap(): void {
@@ -207,6 +210,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         .catch(() => undefined);
       return;
     }
+    this.metrics.webhookAttempts.inc({
+      outcome: outcome.succeeded
+        ? 'succeeded'
+        : outcome.statusCode === null
+          ? 'network_error'
+          : 'http_error',
+    });
     await this.record(delivery, outcome);
   }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../common/dto/list-query.dto';
-import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
+import { ApiCommonResponses, ApiErrorResponse, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Caller, CurrentCaller } from '../events/caller';
@@ -15,7 +15,16 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
 } from './dto/webhook-endpoint.response';
+import { InvalidWebhookUrlError } from './webhooks.errors';
+import { urlProblem } from './url-policy';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+/** A URL the endpoint rules refuse, as the API words it. */
+const ApiInvalidUrl = () =>
+  ApiErrorResponse('validation_error: a field, or a URL that is not https:// on a public host', [
+    'A URL that is not https://',
+    new InvalidWebhookUrlError(urlProblem('http://example.com/webhooks', false) ?? ''),
+  ]);
 
 @ApiTags('Webhook endpoints')
 @ApiCommonResponses()
@@ -27,6 +36,20 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({ summary: 'Create a webhook endpoint (its secret is shown only in this answer)' })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
+  @ApiBody({
+    type: CreateWebhookEndpointDto,
+    examples: {
+      plans: {
+        summary: 'Plan events to an https:// listener',
+        value: {
+          url: 'https://example.com/webhooks/billing',
+          enabledEvents: ['plan.*', 'price.updated'],
+          description: 'Production listener',
+        },
+      },
+    },
+  })
+  @ApiInvalidUrl()
   create(@CurrentCaller() caller: Caller, @Body() body: CreateWebhookEndpointDto) {
     return this.endpoints.create(caller, body);
   }
@@ -50,6 +73,7 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({ summary: 'Update a webhook endpoint' })
   @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiInvalidUrl()
   @ApiNotFound('webhook endpoint')
   update(
     @CurrentCaller() caller: Caller,

@@ -407,6 +407,32 @@ describe(`plans (${TEST_DIALECT})`, () => {
       });
     });
 
+    it.each([
+      ['a JSON number', 8.25],
+      ['a number in a string with 5 decimals', '8.12345'],
+      ['a string that is no decimal', '1e-5'],
+      ['above 100', '100.5'],
+    ])(
+      "answers a tax rate sent as %s with the tax rate's own rule, not the generic decimal one",
+      async (_label, rate) => {
+        const res = await post({
+          name: 'P',
+          productId: product.id,
+          billingInterval: 'monthly',
+          tax: { rate },
+        });
+        expectErrorEnvelope(res, 400, 'validation_error');
+        expect(res.body.errors).toEqual([
+          {
+            field: 'tax.rate',
+            code: expect.any(String),
+            message:
+              'must be a percentage from "0" to "100" with at most 4 decimals, as a string such as "8.25"',
+          },
+        ]);
+      },
+    );
+
     it('accepts merchantId equal to your organization and answers 403 for another', async () => {
       const own = await post({
         name: 'P',

@@ -8,7 +8,12 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
-import { IsDescription, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
+import {
+  IsDescription,
+  IsName,
+  IsOptionalNotNull,
+  idPattern,
+} from '../../common/validation/decorators';
 import { AGGREGATIONS, Aggregation } from '../entities/billable-metric.entity';
 import { IsMerchantId } from '../../common/merchant';
 
@@ -42,7 +47,7 @@ function NotWithCount(): PropertyDecorator {
 
 export class CreateBillableMetricDto {
   /** The product whose usage this metric measures: a product of your organization. */
-  @ApiProperty({ example: 'prod_01JD3Y7K2M5N8P1Q4R6S9T0VWX' })
+  @ApiProperty({ example: 'prod_01JD3Y7K2M5N8P1Q4R6S9T0VWX', pattern: idPattern('prod').source })
   @IsString()
   productId: string;
 

@@ -1,12 +1,10 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
+import { metadataSchema as schema } from '../../common/validation/decorators';
 
 /** How `metadata` reads in the OpenAPI document (the plugin cannot infer a Record type). */
 export function metadataSchema(opts: { patch?: boolean } = {}): ApiPropertyOptions {
-  const values = [{ type: 'string', maxLength: 500 }, { type: 'number' }, { type: 'boolean' }];
   return {
-    type: 'object',
-    additionalProperties: opts.patch ? { oneOf: values, nullable: true } : { oneOf: values },
-    maxProperties: 50,
+    ...schema({ allowNullValues: opts.patch }),
     example: opts.patch ? { tier: 'enterprise', legacy: null } : { tier: 'gold', seats: 5 },
   };
 }

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../validation/decorators';
 
@@ -9,6 +10,8 @@ export class ListQueryDto {
   @IsInt({ message: 'must be a whole number from 1 to 100' })
   @Min(1, { message: 'must be a whole number from 1 to 100' })
   @Max(100, { message: 'must be a whole number from 1 to 100' })
+  // Optional (it has a default) and whole: the plugin reads `number = 10` as a required number.
+  @ApiPropertyOptional({ type: 'integer' })
   limit: number = 10;
 
   /** How many items to skip, from 0. */
@@ -17,6 +20,7 @@ export class ListQueryDto {
   @IsInt({ message: 'must be a whole number of at least 0' })
   @Min(0, { message: 'must be a whole number of at least 0' })
   @Max(1_000_000_000, { message: 'must be at most 1000000000' })
+  @ApiPropertyOptional({ type: 'integer' })
   offset: number = 0;
 }
 

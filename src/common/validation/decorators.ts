@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, DECORATORS } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsString,
@@ -10,8 +11,34 @@ import {
   registerDecorator,
 } from 'class-validator';
 import { IdPrefix } from '../ids';
-import { isDecimalString } from '../money/decimal';
+import { DECIMAL_PATTERN, isDecimalString } from '../money/decimal';
 import { validateMetadata } from '../metadata';
+
+/**
+ * The constraints a validator enforces, stated in the OpenAPI schema of the field it decorates,
+ * so the document says what the API checks without a second, hand-kept copy on each field. Only
+ * constraints are set (never type, required or example), and an explicit @ApiProperty on the
+ * field wins over them wherever the two stand (a tax rate's narrower pattern, say).
+ */
+export function documented(
+  constraints: { minLength?: number; maxLength?: number; pattern?: string },
+  ...validators: PropertyDecorator[]
+): PropertyDecorator {
+  return applyDecorators(...validators, schemaDefaults(constraints));
+}
+
+/** ApiProperty for the keys the field's schema does not set yet (an explicit one set first wins). */
+function schemaDefaults(schema: Record<string, unknown>): PropertyDecorator {
+  return (target, propertyKey) => {
+    const existing = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, target, propertyKey) ??
+      {}) as Record<string, unknown>;
+    const missing = Object.entries(schema).filter(([key]) => existing[key] === undefined);
+    ApiProperty(Object.fromEntries(missing))(target, propertyKey);
+  };
+}
+
+/** A name-like string's pattern: at least one character that is not white space. */
+export const NOT_BLANK_PATTERN = '\\S';
 
 /**
  * Optional, but not nullable: absent is fine, `null` is rejected. (class-validator's IsOptional
@@ -42,7 +69,8 @@ function MaxCharacters(max: number): PropertyDecorator {
 
 /** A name-like string: 1-200 characters and not blank (docs/api.md §1). */
 export function IsName(max = 200): PropertyDecorator {
-  return applyDecorators(
+  return documented(
+    { minLength: 1, maxLength: max, pattern: NOT_BLANK_PATTERN },
     IsString(),
     MinLength(1, { context: { code: 'too_short' }, message: 'must not be empty' }),
     MaxCharacters(max),
@@ -52,12 +80,12 @@ export function IsName(max = 200): PropertyDecorator {
 
 /** A free-text description: at most 2,000 characters. */
 export function IsDescription(): PropertyDecorator {
-  return applyDecorators(IsString(), MaxCharacters(2000));
+  return documented({ maxLength: 2000 }, IsString(), MaxCharacters(2000));
 }
 
 /** A money or rate amount as a decimal string (docs/api.md §1). */
 export function IsDecimalString(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyKey: string | symbol) =>
+  return documented({ pattern: DECIMAL_PATTERN.source }, (target, propertyKey) =>
     registerDecorator({
       name: 'isDecimalString',
       target: target.constructor,
@@ -69,12 +97,35 @@ export function IsDecimalString(options?: ValidationOptions): PropertyDecorator 
         ...options,
       },
       validator: { validate: (value: unknown) => isDecimalString(value) },
-    });
+    }),
+  );
+}
+
+/**
+ * The OpenAPI schema of a metadata object (docs/api.md §1): at most 50 keys, values strings of at
+ * most 500 characters, numbers or booleans; on PATCH a value may also be null (removes the key).
+ */
+export function metadataSchema(opts: { allowNullValues?: boolean } = {}) {
+  return {
+    type: 'object' as const,
+    maxProperties: 50,
+    additionalProperties: {
+      oneOf: [
+        {
+          type: 'string' as const,
+          maxLength: 500,
+          ...(opts.allowNullValues ? { nullable: true } : {}),
+        },
+        { type: 'number' as const },
+        { type: 'boolean' as const },
+      ],
+    },
+  };
 }
 
 /** A metadata object (docs/api.md §1); `allowNull` lets PATCH remove keys with null values. */
 export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDecorator {
-  return (target: object, propertyKey: string | symbol) =>
+  const validate: PropertyDecorator = (target, propertyKey) =>
     registerDecorator({
       name: 'isMetadata',
       target: target.constructor,
@@ -85,6 +136,7 @@ export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDe
         defaultMessage: (args) => validateMetadata(args?.value, opts) ?? 'is invalid',
       },
     });
+  return applyDecorators(validate, schemaDefaults(metadataSchema(opts)));
 }
 
 /**
@@ -122,14 +174,21 @@ export function ToInteger(): PropertyDecorator {
   );
 }
 
+/** The shape of every id of one prefix (docs/api.md §1). */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return new RegExp(`^${prefix}_[0-9A-Za-z]{16,40}$`);
+}
+
 /**
  * A string with the shape of an id of this prefix (it may still not exist): 400 `invalid_id`
  * otherwise. For ids in bodies and filters; path ids of the wrong shape are 404s instead.
  */
 export function IsIdShape(prefix: IdPrefix, what: string): PropertyDecorator {
-  return applyDecorators(
+  const pattern = idPattern(prefix);
+  return documented(
+    { pattern: pattern.source },
     IsString(),
-    Matches(new RegExp(`^${prefix}_[0-9A-Za-z]{16,40}$`), {
+    Matches(pattern, {
       context: { code: 'invalid_id' },
       message: `must be ${what} id such as "${prefix}_01JD3Y2Q6J8C4N1V9W5X7Z0ABC"`,
     }),

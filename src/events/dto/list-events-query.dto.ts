@@ -11,6 +11,7 @@ export class ListEventsQueryDto {
   @IsInt({ message: 'must be a whole number from 1 to 100' })
   @Min(1, { message: 'must be a whole number from 1 to 100' })
   @Max(100, { message: 'must be a whole number from 1 to 100' })
+  @ApiPropertyOptional({ type: 'integer' })
   limit: number = 10;
 
   /** The last event id of the previous page: this page starts with the next older event. */

@@ -55,11 +55,7 @@ export class CreateExternalAccountDto {
   /** Up to 50 keys of your own (strings of at most 500 characters, numbers or booleans). */
   @IsOptionalNotNull()
   @IsMetadata()
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
-    example: { payoutSchedule: 'weekly' },
-  })
+  @ApiPropertyOptional({ example: { payoutSchedule: 'weekly' } })
   metadata?: Metadata;
 
   /** The owning organization; defaults to yours. Another organization's id is a 403. */

@@ -45,15 +45,7 @@ export class UpdateExternalAccountDto {
   /** Merged key by key into the current metadata; a key set to null is removed, null removes all. */
   @IsOptional()
   @IsMetadata({ allowNullValues: true })
-  @ApiPropertyOptional({
-    type: 'object',
-    nullable: true,
-    additionalProperties: {
-      oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
-      nullable: true,
-    },
-    example: { payoutSchedule: 'monthly', legacyId: null },
-  })
+  @ApiPropertyOptional({ nullable: true, example: { payoutSchedule: 'monthly', legacyId: null } })
   metadata?: MetadataPatch | null;
 
   @ApiHideProperty()

@@ -11,7 +11,12 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsCurrencyCode } from '../../common/iso';
-import { IsDescription, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
+import {
+  IsDescription,
+  IsName,
+  IsOptionalNotNull,
+  idPattern,
+} from '../../common/validation/decorators';
 import { BILLING_INTERVALS, BillingInterval } from '../entities/plan.entity';
 import { TaxDto } from './tax.dto';
 
@@ -44,7 +49,7 @@ export class CreatePlanDto {
 
   /** The product this plan sells, one of your organization's; never changes. */
   @IsString()
-  @ApiProperty({ example: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  @ApiProperty({ example: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', pattern: idPattern('prod').source })
   productId: string;
 
   /** How often the plan bills. */
@@ -74,8 +79,10 @@ export class CreatePlanDto {
   @IsArray()
   @ArrayMaxSize(MAX_PLAN_PRICES)
   @ApiPropertyOptional({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', pattern: idPattern('price').source },
     maxItems: MAX_PLAN_PRICES,
+    uniqueItems: true,
     example: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC'],
   })
   prices?: unknown[];

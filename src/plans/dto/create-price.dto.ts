@@ -1,6 +1,6 @@
 import { ApiHideProperty, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsObject, IsString } from 'class-validator';
-import { IsName, NotAllowed } from '../../common/validation/decorators';
+import { IsName, NotAllowed, idPattern } from '../../common/validation/decorators';
 import { PRICE_MODELS, PriceModel } from '../price-properties';
 import { PRICE_PROPERTIES_MODELS } from './price-properties.dto';
 
@@ -15,7 +15,7 @@ export const PRICE_PROPERTIES_SCHEMA = {
 export class CreatePriceDto {
   /** The billable metric this price applies to, one of your organization's. */
   @IsString()
-  @ApiProperty({ example: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  @ApiProperty({ example: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', pattern: idPattern('bm').source })
   billableMetricId: string;
 
   /** The pricing model; it decides the shape of `properties` and never changes. */
@@ -30,7 +30,8 @@ export class CreatePriceDto {
 
   @IsObject()
   @ApiProperty(PRICE_PROPERTIES_SCHEMA)
-  properties: Record<string, unknown>;
+  // `object`, not Record<string, unknown>: the plugin would document a Record as open to any key.
+  properties: object;
 
   @ApiHideProperty()
   @NotAllowed('is set by the plan: list this price in prices of POST or PATCH /v0/plans')

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsMerchantId } from '../../common/merchant';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
@@ -19,5 +20,6 @@ export class ListPlansQueryDto extends ListQueryDto {
   @IsOptional()
   @ToBoolean()
   @IsBoolean()
+  @ApiPropertyOptional()
   includeDeleted: boolean = false;
 }

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
 import { ToBoolean } from '../../common/validation/decorators';
@@ -18,5 +19,6 @@ export class ListPricesQueryDto extends ListQueryDto {
   @IsOptional()
   @ToBoolean()
   @IsBoolean()
+  @ApiPropertyOptional()
   includeDeleted: boolean = false;
 }

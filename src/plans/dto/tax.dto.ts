@@ -10,6 +10,17 @@ export function isTaxRate(value: unknown): boolean {
 }
 
 /**
+ * What every bad rate is told, whatever made it bad: a JSON number (8.25), a string that is no
+ * decimal ("1e-5"), or a decimal out of range ("100.5"). The generic decimal message would send a
+ * client who sent 8.25 to a rule (18 integer digits) that is not the one a tax rate follows.
+ */
+export const TAX_RATE_MESSAGE =
+  'must be a percentage from "0" to "100" with at most 4 decimals, as a string such as "8.25"';
+
+/** The pattern of isTaxRate, for the OpenAPI document: 0-100, at most 4 decimals. */
+export const TAX_RATE_PATTERN = '^(100(\\.0{1,4})?|[1-9]?[0-9](\\.[0-9]{1,4})?)$';
+
+/**
  * The range part of a tax rate. A value that is not a decimal string at all passes here and
  * fails IsDecimalString instead, so each bad rate gets exactly one error code.
  */
@@ -20,7 +31,7 @@ function IsTaxRateRange(): PropertyDecorator {
       target: target.constructor,
       propertyName: String(propertyKey),
       options: {
-        message: 'must be a percentage from "0" to "100" with at most 4 decimals, such as "8.25"',
+        message: TAX_RATE_MESSAGE,
         context: { code: 'out_of_range' },
       },
       validator: { validate: (value: unknown) => !isDecimalString(value) || isTaxRate(value) },
@@ -43,8 +54,8 @@ export class TaxDto {
 
   /** Tax rate in percent, a decimal string from "0" (the default) to "100", at most 4 decimals. */
   @IsOptionalNotNull()
-  @IsDecimalString()
+  @IsDecimalString({ message: TAX_RATE_MESSAGE })
   @IsTaxRateRange()
-  @ApiPropertyOptional({ example: '8.25' })
+  @ApiPropertyOptional({ example: '8.25', pattern: TAX_RATE_PATTERN })
   rate?: string;
 }

@@ -6,6 +6,7 @@ import {
   IsName,
   IsOptionalNotNull,
   NotAllowed,
+  idPattern,
 } from '../../common/validation/decorators';
 import { BILLING_INTERVALS, BillingInterval } from '../entities/plan.entity';
 import { MAX_PLAN_PRICES } from './create-plan.dto';
@@ -51,7 +52,12 @@ export class UpdatePlanDto {
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(MAX_PLAN_PRICES)
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_PLAN_PRICES })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: idPattern('price').source },
+    maxItems: MAX_PLAN_PRICES,
+    uniqueItems: true,
+  })
   prices?: unknown[];
 
   @ApiHideProperty()

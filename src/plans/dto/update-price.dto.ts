@@ -18,7 +18,7 @@ export class UpdatePriceDto {
       'Replaces the properties as a whole (no merge); validated against the price model. ' +
       PRICE_PROPERTIES_SCHEMA.description,
   })
-  properties?: Record<string, unknown>;
+  properties?: object;
 
   @ApiHideProperty()
   @NotAllowed('never changes; create a new price with the other model')

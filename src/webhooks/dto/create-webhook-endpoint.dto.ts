@@ -32,7 +32,14 @@ export class CreateWebhookEndpointDto {
   @ArrayUnique({ message: 'must not name an event twice' })
   @IsString({ each: true })
   @IsIn(EVENT_SELECTORS, { each: true, message: SELECTOR_MESSAGE })
-  @ApiProperty({ example: ['plan.*', 'price.updated'], type: [String] })
+  @ApiProperty({
+    example: ['plan.*', 'price.updated'],
+    type: 'array',
+    items: { type: 'string', enum: EVENT_SELECTORS },
+    minItems: 1,
+    maxItems: 100,
+    uniqueItems: true,
+  })
   enabledEvents: string[];
 
   /** Free text, at most 2,000 characters. */
@@ -44,10 +51,6 @@ export class CreateWebhookEndpointDto {
   /** Up to 50 keys of your own (API.md section 1). */
   @IsOptional()
   @IsMetadata()
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
-    example: { team: 'billing' },
-  })
+  @ApiPropertyOptional({ example: { team: 'billing' } })
   metadata?: Metadata;
 }

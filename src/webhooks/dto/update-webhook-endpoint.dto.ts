@@ -51,14 +51,7 @@ export class UpdateWebhookEndpointDto {
   /** Merged key by key; a key set to null is removed, null removes all. */
   @IsOptional()
   @IsMetadata({ allowNullValues: true })
-  @ApiPropertyOptional({
-    type: 'object',
-    nullable: true,
-    additionalProperties: {
-      oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
-      nullable: true,
-    },
-  })
+  @ApiPropertyOptional({ nullable: true, example: { team: 'payments', legacy: null } })
   metadata?: MetadataPatch | null;
 
   /** `disabled` stops deliveries (pending retries are canceled); `enabled` resumes new ones. */
