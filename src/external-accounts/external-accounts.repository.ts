@@ -146,7 +146,12 @@ export class ExternalAccountsRepository {
     const result = await m.update(
       ExternalBankAccount,
       { id, verificationSubmission: submission, status: 'pending', deletedAt: IsNull() },
-      { ...outcome, verificationDueAt: null },
+      {
+        status: outcome.status,
+        statusReason: outcome.statusReason,
+        updatedAt: outcome.updatedAt,
+        verificationDueAt: null,
+      },
     );
     return result.affected === 1;
   }

@@ -154,15 +154,11 @@ export class VerificationService {
     outcome: VerificationOutcome,
     actor: Actor,
   ): Promise<ExternalBankAccountResponse | null> {
-    const next: ExternalBankAccount = {
-      ...account,
-      ...statusAfter(outcome),
-      verificationDueAt: null,
-      updatedAt: new Date(),
-    };
-    if (!(await this.accounts.decide(m, account.id, account.verificationSubmission, next))) {
+    const change = { ...statusAfter(outcome), updatedAt: new Date() };
+    if (!(await this.accounts.decide(m, account.id, account.verificationSubmission, change))) {
       return null;
     }
+    const next: ExternalBankAccount = { ...account, ...change, verificationDueAt: null };
     const before = toExternalBankAccountResponse(account);
     const after = toExternalBankAccountResponse(next);
     await this.events.record(m, {
