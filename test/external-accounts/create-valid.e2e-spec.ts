@@ -47,6 +47,7 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       expect(res.body).toEqual({
         id: expect.stringMatching(ID_PATTERN),
         object: 'externalBankAccount',
+        livemode: true,
         organizationId: tenant.organizationId,
         countryCode: 'US',
         bankName: 'STRIPE TEST BANK',
