@@ -158,24 +158,23 @@ export class ExternalAccountsRepository {
 
   /**
    * Live accounts waiting for verification, oldest first, of one organization or of all:
-   * the operator's queue. Up to `limit`.
+   * the operator's queue. Up to `limit`. `'pending'` is written into the SQL, not bound, so
+   * that SQLite matches it with the partial index ix_external_bank_accounts_mode_pending.
    */
   awaitingOperator(
     m: EntityManager,
     organizationId: string | undefined,
     limit: number,
   ): Promise<ExternalBankAccount[]> {
-    const where: FindOptionsWhere<ExternalBankAccount> = {
-      livemode: true,
-      status: 'pending',
-      deletedAt: IsNull(),
-    };
-    if (organizationId !== undefined) where.organizationId = organizationId;
-    return m.find(ExternalBankAccount, {
-      where,
-      order: { createdAt: 'ASC', id: 'ASC' },
-      take: limit,
-    });
+    const qb = m
+      .createQueryBuilder(ExternalBankAccount, 'a')
+      .where('a.livemode = :livemode', { livemode: true })
+      .andWhere(`a.status = 'pending'`)
+      .andWhere('a.deletedAt IS NULL');
+    if (organizationId !== undefined) {
+      qb.andWhere('a.organizationId = :organizationId', { organizationId });
+    }
+    return qb.orderBy('a.createdAt', 'ASC').addOrderBy('a.id', 'ASC').limit(limit).getMany();
   }
 
   /** The SQL of the hot paths, built once (the table's columns are known after start-up). */

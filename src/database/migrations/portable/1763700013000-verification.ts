@@ -12,8 +12,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   pending are due at once, so the sandbox decides them after the upgrade; live ones wait for
  *   an operator, as every live account does.
  * - `ix_external_bank_accounts_verification_due`: the worker's claim, soonest first.
- * - `ix_external_bank_accounts_mode_status_live`: the operator's queue of live pending accounts
- *   of every organization, oldest first (test/database/list-indexes.e2e-spec.ts proves both).
+ * - `ix_external_bank_accounts_mode_pending`: the operator's queue of live pending accounts of
+ *   every organization, oldest first (test/database/list-indexes.e2e-spec.ts proves both). It
+ *   holds pending accounts only, so a list of one organization filtered by another status never
+ *   finds it cheaper than the organization's own index.
  *
  * The statements are the same on both databases but for the spelling of the timestamp type and
  * of `false`.
@@ -39,12 +41,12 @@ export class Verification1763700013000 implements MigrationInterface {
       `CREATE INDEX "ix_external_bank_accounts_verification_due" ON "external_bank_accounts" ("verification_due_at") WHERE "verification_due_at" IS NOT NULL`,
     );
     await q.query(
-      `CREATE INDEX "ix_external_bank_accounts_mode_status_live" ON "external_bank_accounts" ("livemode", "status", "created_at", "id") WHERE "deleted_at" IS NULL`,
+      `CREATE INDEX "ix_external_bank_accounts_mode_pending" ON "external_bank_accounts" ("livemode", "created_at", "id") WHERE "status" = 'pending' AND "deleted_at" IS NULL`,
     );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX "ix_external_bank_accounts_mode_status_live"`);
+    await q.query(`DROP INDEX "ix_external_bank_accounts_mode_pending"`);
     await q.query(`DROP INDEX "ix_external_bank_accounts_verification_due"`);
     await q.query(`ALTER TABLE "external_bank_accounts" DROP COLUMN "verification_due_at"`);
     await q.query(`ALTER TABLE "external_bank_accounts" DROP COLUMN "verification_submission"`);
