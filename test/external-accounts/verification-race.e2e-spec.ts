@@ -85,6 +85,9 @@ describe(`a resubmission racing a running verification (${TEST_DIALECT})`, () =>
       // 1. Held; after the lease the worker claims it again and that verification decides.
       await firstStarted.opened;
       expect((await decided(t, org.test, id)).status).toBe('verified');
+      // (The spy notes the write once its transaction has returned, maybe after a GET sees it.)
+      const written = () => Promise.resolve(recorded.filter((r) => r.written).length);
+      await eventually(written, (n) => n === 1);
       expect(recorded).toEqual([{ submission: 1, written: true }]);
 
       // 2. The resubmission: submission 2, its verification held.
@@ -121,6 +124,7 @@ describe(`a resubmission racing a running verification (${TEST_DIALECT})`, () =>
         status: 'verified',
         statusReason: null,
       });
+      await eventually(written, (n) => n === 2);
       const events = await accountEvents(t, org.test, id);
       expect(events.map((e) => [e.type, e.actor.type])).toEqual([
         ['externalBankAccount.created', 'apiKey'],
