@@ -1,12 +1,23 @@
 import 'reflect-metadata';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { DataSource } from 'typeorm';
+import { AppModule } from '../app.module';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ApiError } from '../common/errors';
-import { ConfigError, loadConfig } from '../config/app-config';
+import { ID_PREFIXES, isIdOf } from '../common/ids';
+import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { DatabaseChangeFeed } from '../database/change-feed';
 import { dataSourceOptions } from '../database/data-source-options';
 import { Database } from '../database/database';
+import { VERIFICATION_FAILURE_REASONS, isFailureReason } from '../external-accounts/account-status';
+import {
+  MAX_AWAITING_OPERATOR,
+  VerificationService,
+} from '../external-accounts/verification/verification.service';
+import { createLogger } from '../platform/logging';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]
 
@@ -17,7 +28,35 @@ Commands:
   api-keys:list --organization <org_id>
   api-keys:revoke --id <key_id>
 
+Live-mode bank-account verification (docs/verification.md):
+  external-accounts:pending [--organization <org_id>] [--limit <1-${MAX_AWAITING_OPERATOR}>]
+      the live accounts waiting for a decision, oldest first (default limit 100)
+  external-accounts:verify --id <eba_id>
+  external-accounts:reject --id <eba_id> --reason <${VERIFICATION_FAILURE_REASONS.join('|')}>
+
 Works on DATABASE_URL (default sqlite:data/billing.sqlite) and prints JSON on its last line.`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  organization: { type: 'string' },
+  id: { type: 'string' },
+  mode: { type: 'string' },
+  reason: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+/** The commands of the operator's verification routine: they run in the application's context. */
+const VERIFICATION_COMMANDS = new Set([
+  'external-accounts:pending',
+  'external-accounts:verify',
+  'external-accounts:reject',
+]);
+
+function parse(argv: string[]) {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true });
+  return { command, values };
+}
 
 export class UsageError extends Error {}
 
@@ -29,17 +68,7 @@ function required(values: Record<string, string | undefined>, name: string): str
 
 /** Runs one command and returns what it prints as JSON. */
 export async function runCommand(service: ApiKeysService, argv: string[]): Promise<unknown> {
-  const [command, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      name: { type: 'string' },
-      organization: { type: 'string' },
-      id: { type: 'string' },
-      mode: { type: 'string' },
-    },
-    strict: true,
-  });
+  const { command, values } = parse(argv);
   switch (command) {
     case 'organizations:create':
       return service.createOrganization(required(values, 'name'));
@@ -59,6 +88,72 @@ export async function runCommand(service: ApiKeysService, argv: string[]): Promi
   }
 }
 
+/**
+ * Runs one command of the operator's verification routine and returns what it prints: the
+ * accounts waiting, or the account after the decision (account numbers redacted as in
+ * responses). Each decision records its event with actor `operator`, delivered by webhooks.
+ */
+export async function runVerificationCommand(
+  verification: VerificationService,
+  argv: string[],
+): Promise<unknown> {
+  const { command, values } = parse(argv);
+  switch (command) {
+    case 'external-accounts:pending': {
+      const organization = values.organization;
+      if (organization !== undefined && !isIdOf(ID_PREFIXES.organization, organization)) {
+        throw new UsageError('--organization must be an organization id (org_...)');
+      }
+      const limit = values.limit === undefined ? 100 : Number(values.limit);
+      if (!/^\d+$/.test(values.limit ?? '100') || limit < 1 || limit > MAX_AWAITING_OPERATOR) {
+        throw new UsageError(`--limit must be a whole number from 1 to ${MAX_AWAITING_OPERATOR}`);
+      }
+      return verification.awaitingOperator(organization, limit);
+    }
+    case 'external-accounts:verify':
+      return verification.decideAsOperator(required(values, 'id'), { status: 'verified' });
+    case 'external-accounts:reject': {
+      const reason = required(values, 'reason');
+      if (!isFailureReason(reason)) {
+        throw new UsageError(`--reason must be one of ${VERIFICATION_FAILURE_REASONS.join(', ')}`);
+      }
+      return verification.decideAsOperator(required(values, 'id'), { status: 'errored', reason });
+    }
+    default:
+      throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');
+  }
+}
+
+/**
+ * Runs `work` in the application's own module graph, as a Nest application context (no HTTP
+ * server): a decision records an event, and the webhooks module queues its deliveries in the
+ * same transaction only where it is wired in, as it is here. This process does no background
+ * work of its own (webhook dispatcher, verification worker, start-up keys): the running service
+ * delivers what it queues. Log lines go to standard error; standard output ends with the JSON.
+ */
+async function withApplication<T>(
+  config: AppConfig,
+  work: (app: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  const quiet: AppConfig = {
+    ...config,
+    bootstrapApiKey: undefined,
+    printDevelopmentKey: false,
+    webhooks: { ...config.webhooks, dispatcherEnabled: false },
+    verification: { ...config.verification, workerEnabled: false },
+  };
+  const logger = createLogger(quiet, pino.destination({ fd: 2, sync: true }));
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(quiet, logger), {
+    logger: false,
+    abortOnError: false,
+  });
+  try {
+    return await work(app);
+  } finally {
+    await app.close();
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -67,6 +162,13 @@ export async function main(argv: string[]): Promise<number> {
   let dataSource: DataSource | undefined;
   try {
     const config = loadConfig();
+    if (VERIFICATION_COMMANDS.has(argv[0])) {
+      const result = await withApplication(config, (app) =>
+        runVerificationCommand(app.get(VerificationService), argv),
+      );
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    }
     dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'each' });

@@ -74,6 +74,53 @@ describe('loadConfig: events and webhooks', () => {
   });
 });
 
+describe('loadConfig: verification', () => {
+  const base = { DATABASE_URL: 'sqlite::memory:', ENCRYPTION_KEY: KEY };
+
+  it('uses the documented defaults (docs/verification.md)', () => {
+    expect(loadConfig(base).verification).toEqual({
+      sandboxDelayMs: 1000,
+      pollIntervalMs: 1000,
+      leaseSeconds: 60,
+      workerEnabled: true,
+    });
+  });
+
+  it('reads each variable', () => {
+    const config = loadConfig({
+      ...base,
+      SANDBOX_VERIFICATION_DELAY_MS: '0',
+      VERIFICATION_POLL_INTERVAL_MS: '25',
+      VERIFICATION_LEASE_SECONDS: '2',
+      VERIFICATION_WORKER: 'off',
+    });
+    expect(config.verification).toEqual({
+      sandboxDelayMs: 0,
+      pollIntervalMs: 25,
+      leaseSeconds: 2,
+      workerEnabled: false,
+    });
+  });
+
+  it('names every bad one', () => {
+    const problems = problemsOf({
+      ...base,
+      SANDBOX_VERIFICATION_DELAY_MS: 'soon',
+      VERIFICATION_POLL_INTERVAL_MS: '1',
+      VERIFICATION_LEASE_SECONDS: '0',
+      VERIFICATION_WORKER: 'sometimes',
+    });
+    for (const name of [
+      'SANDBOX_VERIFICATION_DELAY_MS must be a whole number from 0 to 86400000',
+      'VERIFICATION_POLL_INTERVAL_MS',
+      'VERIFICATION_LEASE_SECONDS',
+      'VERIFICATION_WORKER',
+    ]) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+});
+
 describe('loadConfig', () => {
   it('uses the documented defaults', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));

@@ -42,6 +42,7 @@ export interface AppConfig {
   metricsPort?: number;
   events: EventsConfig;
   webhooks: WebhooksConfig;
+  verification: VerificationConfig;
 }
 
 /** Events (API.md section 5.6). */
@@ -78,6 +79,24 @@ export interface WebhooksConfig {
   leaseSeconds: number;
   /** WEBHOOK_DISABLE_AFTER_SECONDS (default 432000, 5 days) of failing every attempt: disabled. */
   disableAfterSeconds: number;
+}
+
+/** Bank-account verification (API.md section 5.5, docs/verification.md). */
+export interface VerificationConfig {
+  /**
+   * SANDBOX_VERIFICATION_DELAY_MS (default 1000): how long after a create or a resubmission the
+   * test-mode sandbox decides an account.
+   */
+  sandboxDelayMs: number;
+  /** VERIFICATION_POLL_INTERVAL_MS (default 1000): how often the worker looks for due verifications. */
+  pollIntervalMs: number;
+  /**
+   * VERIFICATION_LEASE_SECONDS (default 60): how long a claimed verification is reserved for the
+   * instance that claimed it; one whose process died is claimed again after this.
+   */
+  leaseSeconds: number;
+  /** VERIFICATION_WORKER=off: this instance decides no verification itself (default on). */
+  workerEnabled: boolean;
 }
 
 /** API.md section 5.7: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -372,6 +391,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push('WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS');
   }
 
+  const verification: VerificationConfig = {
+    sandboxDelayMs: parseInteger(
+      problems,
+      'SANDBOX_VERIFICATION_DELAY_MS',
+      env.SANDBOX_VERIFICATION_DELAY_MS,
+      1000,
+      0,
+      86_400_000,
+    ),
+    pollIntervalMs: parseInteger(
+      problems,
+      'VERIFICATION_POLL_INTERVAL_MS',
+      env.VERIFICATION_POLL_INTERVAL_MS,
+      1000,
+      10,
+      60_000,
+    ),
+    leaseSeconds: parseInteger(
+      problems,
+      'VERIFICATION_LEASE_SECONDS',
+      env.VERIFICATION_LEASE_SECONDS,
+      60,
+      1,
+      3600,
+    ),
+    workerEnabled: parseBoolean(problems, 'VERIFICATION_WORKER', env.VERIFICATION_WORKER, true),
+  };
+
   // A generated key file is only written once everything else is known to be valid.
   const encryption = loadEncryptionKey(
     problems,
@@ -401,6 +448,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsPort,
     events,
     webhooks,
+    verification,
   };
 }
 

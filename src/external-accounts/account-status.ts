@@ -1,49 +1,47 @@
-import { ConflictError } from '../common/errors';
+/**
+ * The status of an external bank account (docs/api.md §5.5, docs/verification.md). A client never
+ * sets it: the verification process does. A client may only submit an account again.
+ */
 
-/** What a response shows (docs/api.md §5.5). A new account starts `pending`. */
+/** What a response shows. A new account starts `pending`. */
 export const ACCOUNT_STATUSES = ['pending', 'verified', 'errored'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
-/** What a PATCH may send as `status` (the seed's request vocabulary; `pending` is not one). */
-export const STATUS_REQUESTS = ['new', 'verified', 'errored'] as const;
+/** What a PATCH may send as `status`: the seed's `new`, "submit it for verification again". */
+export const STATUS_REQUESTS = ['new'] as const;
 export type StatusRequest = (typeof STATUS_REQUESTS)[number];
 
-/** The statusReason of an account a client marked errored (the only reason this API sets). */
-export const ERRORED_BY_REQUEST_REASON = 'Marked errored through the API';
+/** Why verification failed: the `statusReason` of an `errored` account. */
+export const VERIFICATION_FAILURE_REASONS = [
+  'no_account',
+  'account_closed',
+  'invalid_account_holder',
+  'rejected',
+] as const;
+export type VerificationFailureReason = (typeof VERIFICATION_FAILURE_REASONS)[number];
 
-/** Each request: the status it leads to and the statuses it may be sent from. */
-export const STATUS_TRANSITIONS: Record<
-  StatusRequest,
-  { to: AccountStatus; from: readonly AccountStatus[] }
-> = {
-  new: { to: 'pending', from: ['pending', 'verified', 'errored'] },
-  verified: { to: 'verified', from: ['pending'] },
-  errored: { to: 'errored', from: ['pending', 'verified'] },
-};
+/** How one verification ends. */
+export type VerificationOutcome =
+  { status: 'verified' } | { status: 'errored'; reason: VerificationFailureReason };
 
-export interface StatusState {
-  status: AccountStatus;
-  statusReason: string | null;
-}
-
-export class InvalidStatusTransitionError extends ConflictError {
-  constructor(from: AccountStatus, to: AccountStatus) {
-    const hint = to === 'verified' ? '; send status "new" to submit it for verification again' : '';
-    super(
-      'INVALID_STATUS_TRANSITION',
-      `An external bank account cannot move from "${from}" to "${to}"${hint}`,
-    );
-  }
+export function isFailureReason(value: string): value is VerificationFailureReason {
+  return (VERIFICATION_FAILURE_REASONS as readonly string[]).includes(value);
 }
 
 /**
- * The status and statusReason after a PATCH `status`. A move to the status the account already
- * has changes nothing (so `new` while pending, or `errored` while errored, keep the reason);
- * any other move not in STATUS_TRANSITIONS is a 409 naming both states.
+ * PATCH `status: "new"`: a verified or errored account goes back to `pending` for a new
+ * verification; a pending one is already waiting, so nothing changes (a no-op).
  */
-export function applyStatusRequest(current: StatusState, requested: StatusRequest): StatusState {
-  const { to, from } = STATUS_TRANSITIONS[requested];
-  if (to === current.status) return current;
-  if (!from.includes(current.status)) throw new InvalidStatusTransitionError(current.status, to);
-  return { status: to, statusReason: to === 'errored' ? ERRORED_BY_REQUEST_REASON : null };
+export function resubmits(current: AccountStatus): boolean {
+  return current !== 'pending';
+}
+
+/** The status and statusReason an outcome leaves. */
+export function statusAfter(outcome: VerificationOutcome): {
+  status: AccountStatus;
+  statusReason: VerificationFailureReason | null;
+} {
+  return outcome.status === 'verified'
+    ? { status: 'verified', statusReason: null }
+    : { status: 'errored', statusReason: outcome.reason };
 }

@@ -160,22 +160,13 @@ export const ApiUpdateExternalAccount = () =>
           'field_not_allowed',
           'bank details never change: create a new external account (POST /v0/externalAccounts) and delete this one',
         ),
-        pending: fieldError(
-          '"pending" is not a status a client sends',
+        verified: fieldError(
+          'A client never verifies its own account',
           'status',
-          'invalid_value',
-          'must be "new", "verified" or "errored" ("pending" is what an account shows after "new")',
+          'status_set_by_verification',
+          '"verified" is set by the verification process, never by a client: send "new" to submit the account for verification again',
         ),
       },
-    }),
-    ApiConflictResponse({
-      type: ErrorEnvelope,
-      description: 'The status cannot move there from the current one',
-      example: errorBody(
-        'conflict',
-        'INVALID_STATUS_TRANSITION',
-        'An external bank account cannot move from "errored" to "verified"; send status "new" to submit it for verification again',
-      ),
     }),
     ApiNotFound('external bank account'),
     ID_PARAM,

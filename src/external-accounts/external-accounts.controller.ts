@@ -31,7 +31,8 @@ export class ExternalAccountsController {
   /**
    * Create an external bank account
    *
-   * @remarks The account starts `pending`. Each bank-detail rule has a code:
+   * @remarks The account starts `pending` and the service verifies it: the sandbox in test mode
+   * (by the last four characters of the number), an operator in live mode. Each bank-detail rule has a code:
    * ACCOUNT_NUMBER_INVALID, IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID,
    * INVALID_COUNTRY, INVALID_CURRENCY. The account number is stored encrypted and never returned.
    */
@@ -64,9 +65,11 @@ export class ExternalAccountsController {
   /**
    * Update an external bank account
    *
-   * @remarks Holder name and type, status (`new` submits for verification and shows `pending`;
-   * `verified` from pending; `errored` from pending or verified) and metadata (merged; a key set
-   * to null is removed). Bank details never change: create a new account instead.
+   * @remarks Holder name and type, status and metadata (merged; a key set to null is removed).
+   * `status` takes only `new`: it submits a verified or errored account for verification again,
+   * and the account shows `pending` until the verification decides; the verification process
+   * sets `pending`, `verified` and `errored`, never a client. Bank details never change: create a
+   * new account instead.
    */
   @Patch(':id')
   @Idempotent()

@@ -12,7 +12,7 @@ import { Tenant } from '../common/tenant';
 import { Caller } from '../events/caller';
 import { EventsService } from '../events/events.service';
 import { AccountNumberVault } from './account-number-vault';
-import { applyStatusRequest } from './account-status';
+import { resubmits } from './account-status';
 import { checkBankDetails, visibleLast4 } from './bank-details';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import {
@@ -25,6 +25,7 @@ import { UpdateExternalAccountDto } from './dto/update-external-account.dto';
 import { ExternalBankAccount } from './entities/external-bank-account.entity';
 import { DuplicateExternalAccountError } from './external-accounts.errors';
 import { ExternalAccountsRepository } from './external-accounts.repository';
+import { VerificationService } from './verification/verification.service';
 
 const FINGERPRINT_INDEX = 'ux_external_bank_accounts_org_mode_fingerprint';
 
@@ -36,6 +37,7 @@ export class ExternalAccountsService {
     private readonly accounts: ExternalAccountsRepository,
     private readonly vault: AccountNumberVault,
     private readonly events: EventsService,
+    private readonly verification: VerificationService,
   ) {}
 
   async create(
@@ -70,28 +72,36 @@ export class ExternalAccountsService {
       status: 'pending',
       statusReason: null,
       metadata: dto.metadata ?? {},
+      verificationSubmission: 1,
+      verificationDueAt: null,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
     };
+    // A new account is submitted for verification: due for the sandbox in test mode, waiting for
+    // the operator in live mode (docs/verification.md).
+    account.verificationDueAt = this.verification.dueAt(account, now);
+    let response: ExternalBankAccountResponse;
     try {
       // The unique index decides between concurrent creates of the same account: one commits,
       // the others fail here, with no window between a check and the insert. The transaction
       // returns the response: with an Idempotency-Key it is stored in the same commit.
-      return await this.db.transaction(async (m) => {
+      response = await this.db.transaction(async (m) => {
         await this.accounts.insert(m, account);
-        const response = toExternalBankAccountResponse(account);
+        const created = toExternalBankAccountResponse(account);
         await this.events.record(m, {
           ...caller,
           type: 'externalBankAccount.created',
-          object: response,
+          object: created,
         });
-        return response;
+        return created;
       }, caller.commit);
     } catch (err) {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
     }
+    this.verification.submitted(account.verificationDueAt);
+    return response;
   }
 
   async get(tenant: Tenant, id: string): Promise<ExternalBankAccountResponse> {
@@ -112,9 +122,10 @@ export class ExternalAccountsService {
   }
 
   /**
-   * Holder details, status and metadata; bank details never change (the DTO refuses them).
-   * The row is locked for the read-modify-write, so concurrent PATCHes each see the other's
-   * metadata. Nothing is written (updatedAt included) when nothing changes.
+   * Holder details, a resubmission for verification (status "new"), and metadata; bank details
+   * never change and the status is the verification's (the DTO refuses both). The row is locked
+   * for the read-modify-write, so concurrent PATCHes each see the other's metadata. Nothing is
+   * written (updatedAt included) when nothing changes.
    */
   async update(
     caller: Caller,
@@ -123,7 +134,8 @@ export class ExternalAccountsService {
     ifMatch?: string,
   ): Promise<ExternalBankAccountResponse> {
     if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
-    return this.db.transaction(
+    let dueAt: Date | null = null;
+    const response = await this.db.transaction(
       (m) =>
         lockedUpdate({
           load: () => this.accounts.find(m, caller.principal, id, true),
@@ -131,12 +143,21 @@ export class ExternalAccountsService {
           view: toExternalBankAccountResponse,
           ifMatch,
           changes: (account) => {
-            const status = dto.status ? applyStatusRequest(account, dto.status) : account;
+            // A verified or errored account goes back to pending as a new submission, which
+            // supersedes any verification of the previous one still running.
+            const resubmit = dto.status === 'new' && resubmits(account.status);
+            if (resubmit) dueAt = this.verification.dueAt(account, new Date());
             return {
               accountHolderName: dto.accountHolderName ?? undefined,
               accountHolderType: dto.accountHolderType ?? undefined,
-              status: status.status,
-              statusReason: status.statusReason,
+              ...(resubmit
+                ? {
+                    status: 'pending' as const,
+                    statusReason: null,
+                    verificationSubmission: account.verificationSubmission + 1,
+                    verificationDueAt: dueAt,
+                  }
+                : {}),
               metadata: mergeMetadata(account.metadata, dto.metadata),
             };
           },
@@ -151,6 +172,8 @@ export class ExternalAccountsService {
         }),
       caller.commit,
     );
+    this.verification.submitted(dueAt);
+    return response;
   }
 
   /** A soft delete: the account answers 404 from now on, and the same account may be added again. */

@@ -81,7 +81,14 @@ describe(`schema (${TEST_DIALECT})`, () => {
     it('declares every index with its columns in order and its WHERE clause', async () => {
       // TypeORM's diff compares an index's name, uniqueness and set of columns, but not their
       // order nor a partial index's condition; both matter to the queries the index serves.
-      const normalize = (sql: string) => sql.replace(/["()]/g, '').replace(/\s+/g, ' ').trim();
+      // PostgreSQL spells a comparison of a varchar with a literal with casts: `(status)::text =
+      // 'pending'::text`.
+      const normalize = (sql: string) =>
+        sql
+          .replace(/::(text|character varying)/g, '')
+          .replace(/["()]/g, '')
+          .replace(/\s+/g, ' ')
+          .trim();
       const describeIndex = (table: string, name: string, columns: string, where?: string) =>
         `${table}.${name} (${normalize(columns)})${where ? ` WHERE ${normalize(where)}` : ''}`;
       const rows: { table: string; name: string; sql: string }[] = await t.db.read((m) =>
@@ -478,6 +485,60 @@ describe(`schema (${TEST_DIALECT})`, () => {
       expect(after.livemode).toBeUndefined();
       const [count] = await ds.query('SELECT "plans" FROM "plan_counts"');
       expect(Number(count.plans)).toBe(7);
+    });
+  });
+
+  describe('migration 1763700013000 (verification)', () => {
+    const NAME = 'Verification1763700013000';
+    const migrations = TEST_DIALECT === 'postgres' ? postgresMigrations : sqliteMigrations;
+    const index = migrations.findIndex((m) => m.name === NAME);
+    const { open } = migrationsUpTo(migrations);
+    const now = '2025-01-02 03:04:05.678';
+
+    it('makes the test-mode accounts already pending due for the sandbox, and nothing else', async () => {
+      expect(index).toBeGreaterThan(0);
+      let ds = await open(index);
+      await ds.runMigrations({ transaction: 'each' });
+      await ds.query(
+        insert('organizations', { id: 'org_1', name: 'One', created_at: now, updated_at: now }),
+      );
+      const accounts: [string, boolean, string, string | null][] = [
+        ['ba_test_pending', false, 'pending', null],
+        ['ba_test_verified', false, 'verified', null],
+        ['ba_test_deleted', false, 'pending', now],
+        ['ba_live_pending', true, 'pending', null],
+      ];
+      for (const [id, livemode, status, deletedAt] of accounts) {
+        await ds.query(
+          insert('external_bank_accounts', {
+            ...bankAccount(id, 'org_1', now),
+            livemode,
+            status,
+            deleted_at: deletedAt,
+          }),
+        );
+      }
+
+      ds = await open(index + 1);
+      expect((await ds.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([NAME]);
+      const rows: { id: string; submission: number | string; due: unknown }[] = await ds.query(
+        `SELECT "id", "verification_submission" AS "submission", "verification_due_at" AS "due"
+           FROM "external_bank_accounts" ORDER BY "id"`,
+      );
+      expect(rows.map((r) => [r.id, Number(r.submission), r.due !== null])).toEqual([
+        ['ba_live_pending', 1, false],
+        ['ba_test_deleted', 1, false],
+        ['ba_test_pending', 1, true],
+        ['ba_test_verified', 1, false],
+      ]);
+
+      await ds.undoLastMigration({ transaction: 'each' });
+      const [after] = await ds.query(
+        `SELECT * FROM "external_bank_accounts" WHERE "id" = 'ba_test_pending'`,
+      );
+      expect(after.verification_due_at).toBeUndefined();
+      expect(after.status).toBe('pending');
+      expect((await ds.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([NAME]);
     });
   });
 

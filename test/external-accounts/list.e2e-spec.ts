@@ -1,6 +1,6 @@
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
-import { createAccount, uniqueDigits } from '../helpers/external-accounts-factory';
+import { createAccount, decide, uniqueDigits } from '../helpers/external-accounts-factory';
 
 describe(`GET /v0/externalAccounts (${TEST_DIALECT})`, () => {
   let t: TestApp;
@@ -34,11 +34,10 @@ describe(`GET /v0/externalAccounts (${TEST_DIALECT})`, () => {
       );
       made.push(account);
     }
-    const patch = (id: string, status: string) =>
-      t.http().patch(`/v0/externalAccounts/${id}`).set(tenant.auth).send({ status }).expect(200);
-    await patch(made[1].id, 'verified');
-    await patch(made[4].id, 'verified');
-    await patch(made[5].id, 'errored');
+    // Decided as the service decides live accounts: by an operator (docs/verification.md).
+    await decide(t, made[1].id, 'verified');
+    await decide(t, made[4].id, 'verified');
+    await decide(t, made[5].id, 'errored', 'account_closed');
     await t.http().delete(`/v0/externalAccounts/${made[12].id}`).set(tenant.auth).expect(200);
     for (const a of made.slice(0, 12)) {
       const res = await t.http().get(`/v0/externalAccounts/${a.id}`).set(tenant.auth).expect(200);

@@ -65,7 +65,7 @@ describe(`account numbers stay secret (${TEST_DIALECT})`, () => {
       .http()
       .patch(`/v0/externalAccounts/${ids.us}`)
       .set(tenant.auth)
-      .send({ status: 'verified', metadata: { note: 'checked' } })
+      .send({ status: 'new', metadata: { note: 'checked' } })
       .expect(200);
     await t
       .http()
@@ -232,6 +232,6 @@ describe(`account numbers stay secret (${TEST_DIALECT})`, () => {
     expect(Object.keys(update.properties).sort()).toEqual(
       ['accountHolderName', 'accountHolderType', 'metadata', 'status'].sort(),
     );
-    expect(update.properties.status.enum).toEqual(['new', 'verified', 'errored']);
+    expect(update.properties.status.enum).toEqual(['new']);
   });
 });

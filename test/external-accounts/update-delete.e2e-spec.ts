@@ -1,9 +1,9 @@
 import { etagOf } from '../../src/platform/etag';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
-import { ACCOUNT_KEYS, createAccount } from '../helpers/external-accounts-factory';
+import { ACCOUNT_KEYS, createAccount, decide } from '../helpers/external-accounts-factory';
 
-const ERRORED_REASON = 'Marked errored through the API';
+const ERRORED_REASON = 'no_account';
 /** Replaced by the caller's organization id inside the test. */
 const OWN_ORGANIZATION = '<own organization>';
 
@@ -29,13 +29,26 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
   const get = (id: string, who: TestTenant = tenant) => t.http().get(url(id)).set(who.auth);
   const del = (id: string, who: TestTenant = tenant) => t.http().delete(url(id)).set(who.auth);
 
-  /** A fresh account brought to `status` through the API. */
+  /**
+   * A fresh live account brought to `status` as the service brings it there: an operator's
+   * decision (docs/verification.md), never the client's.
+   */
   async function accountIn(status: 'pending' | 'verified' | 'errored'): Promise<any> {
     const account = await createAccount(t, tenant);
     if (status === 'pending') return account;
-    const res = await patch(account.id, { status }).expect(200);
-    expect(res.body.status).toBe(status);
-    return res.body;
+    const decided = await decide(t, account.id, status, ERRORED_REASON);
+    expect((await get(account.id).expect(200)).body).toEqual(decided);
+    return decided;
+  }
+
+  /** The externalBankAccount.* events of one account, oldest first. */
+  async function eventsOf(id: string): Promise<any[]> {
+    const res = await t
+      .http()
+      .get('/v0/events?type=externalBankAccount.*&limit=100')
+      .set(tenant.auth)
+      .expect(200);
+    return (res.body.data as any[]).filter((e) => e.data.object.id === id).reverse();
   }
 
   describe("the seed's sample (section 4.2)", () => {
@@ -64,51 +77,62 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
     });
   });
 
-  describe('status transitions', () => {
-    it.each<[string, 'pending' | 'verified' | 'errored', string, string, string | null]>([
-      ['pending + new -> pending (no-op)', 'pending', 'new', 'pending', null],
-      ['pending + verified -> verified', 'pending', 'verified', 'verified', null],
-      ['pending + errored -> errored', 'pending', 'errored', 'errored', ERRORED_REASON],
-      ['verified + new -> pending', 'verified', 'new', 'pending', null],
-      ['verified + verified -> verified (no-op)', 'verified', 'verified', 'verified', null],
-      ['verified + errored -> errored', 'verified', 'errored', 'errored', ERRORED_REASON],
-      ['errored + new -> pending, reason cleared', 'errored', 'new', 'pending', null],
-      ['errored + errored -> errored (no-op)', 'errored', 'errored', 'errored', ERRORED_REASON],
-    ])('allows %s', async (_label, from, requested, status, statusReason) => {
+  describe('status: only "new", a resubmission for verification (docs/api.md §5.5)', () => {
+    it.each<[string, 'pending' | 'verified' | 'errored', string, string | null]>([
+      ['pending + new -> pending (no-op)', 'pending', 'pending', null],
+      ['verified + new -> pending', 'verified', 'pending', null],
+      ['errored + new -> pending, reason cleared', 'errored', 'pending', null],
+    ])('allows %s', async (_label, from, status, statusReason) => {
       const account = await accountIn(from);
-      const res = await patch(account.id, { status: requested }).expect(200);
+      const res = await patch(account.id, { status: 'new' }).expect(200);
       expect(res.body).toMatchObject({ status, statusReason });
-      expect((await get(account.id)).body).toMatchObject({ status, statusReason });
+      expect((await get(account.id)).body).toEqual(res.body);
       if (from === status) expect(res.body).toEqual(account);
       else expect(res.body.updatedAt >= account.updatedAt).toBe(true);
     });
 
-    it('refuses errored + verified with 409 INVALID_STATUS_TRANSITION naming both states, changing nothing', async () => {
+    it('records externalBankAccount.updated for a resubmission, and nothing for the no-op', async () => {
       const account = await accountIn('errored');
-      const res = await patch(account.id, { status: 'verified', metadata: { a: '1' } });
-      expectErrorEnvelope(res, 409, 'conflict', 'INVALID_STATUS_TRANSITION');
-      expect(res.body.message).toContain('"errored"');
-      expect(res.body.message).toContain('"verified"');
-      expect((await get(account.id)).body).toEqual(account);
+      const res = await patch(account.id, { status: 'new' }).expect(200);
+      await patch(account.id, { status: 'new' }).expect(200);
+      const events = await eventsOf(account.id);
+      expect(events.map((e) => [e.type, e.actor.type])).toEqual([
+        ['externalBankAccount.created', 'apiKey'],
+        ['externalBankAccount.errored', 'operator'],
+        ['externalBankAccount.updated', 'apiKey'],
+      ]);
+      expect(events[2].data).toEqual({
+        object: res.body,
+        previousAttributes: { status: 'errored', statusReason: ERRORED_REASON },
+      });
     });
 
-    it.each<[string, 'pending' | 'verified' | 'errored']>([
-      ['pending', 'pending'],
-      ['verified', 'verified'],
-      ['errored', 'errored'],
-    ])('refuses status "pending" with 400 (account %s)', async (_label, from) => {
-      const account = await accountIn(from);
-      const res = await patch(account.id, { status: 'pending' });
-      expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_VALUE');
-      expect(res.body.errors).toEqual([
-        { field: 'status', code: 'invalid_value', message: expect.stringContaining('"new"') },
-      ]);
-      expect((await get(account.id)).body).toEqual(account);
-    });
+    it.each(
+      (['pending', 'verified', 'errored'] as const).flatMap((from) =>
+        (['pending', 'verified', 'errored'] as const).map((status) => [status, from] as const),
+      ),
+    )(
+      'refuses status "%s" with 400 saying the verification process sets it (account %s), changing nothing',
+      async (status, from) => {
+        const account = await accountIn(from);
+        const res = await patch(account.id, { status, metadata: { a: '1' } });
+        expectErrorEnvelope(res, 400, 'validation_error', 'STATUS_SET_BY_VERIFICATION');
+        expect(res.body.errors).toEqual([
+          {
+            field: 'status',
+            code: 'status_set_by_verification',
+            message: expect.stringContaining('set by the verification process'),
+          },
+        ]);
+        expect(res.body.errors[0].message).toContain('"new"');
+        expect((await get(account.id)).body).toEqual(account);
+      },
+    );
 
     it.each<[string, unknown, string]>([
       ['an unknown status', 'active', 'invalid_value'],
       ['a status in upper case', 'NEW', 'invalid_value'],
+      ['a status in upper case (VERIFIED)', 'VERIFIED', 'invalid_value'],
       ['an empty status', '', 'invalid_value'],
       ['a number', 1, 'invalid_type'],
       ['null', null, 'invalid_type'],
@@ -119,17 +143,21 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
       expect(res.body.errors).toEqual([{ field: 'status', code, message: expect.any(String) }]);
     });
 
-    it('verifies, fails and resubmits an account in sequence', async () => {
+    it('resubmits an account each time verification has decided it', async () => {
       const account = await accountIn('pending');
-      const steps: [string, string, string | null][] = [
+      const steps: ['verified' | 'errored' | 'new', string, string | null][] = [
         ['verified', 'verified', null],
+        ['new', 'pending', null],
         ['errored', 'errored', ERRORED_REASON],
         ['new', 'pending', null],
         ['verified', 'verified', null],
       ];
-      for (const [requested, status, statusReason] of steps) {
-        const res = await patch(account.id, { status: requested }).expect(200);
-        expect(res.body).toMatchObject({ status, statusReason });
+      for (const [step, status, statusReason] of steps) {
+        const body =
+          step === 'new'
+            ? (await patch(account.id, { status: 'new' }).expect(200)).body
+            : await decide(t, account.id, step, ERRORED_REASON);
+        expect(body).toMatchObject({ status, statusReason });
       }
     });
   });
@@ -309,12 +337,21 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
     });
 
     it('accepts If-Match: * and a list that holds the current ETag', async () => {
-      const account = await createAccount(t, tenant);
-      await patch(account.id, { status: 'verified' }).set('If-Match', '*').expect(200);
+      const account = await accountIn('verified');
+      await patch(account.id, { status: 'new' }).set('If-Match', '*').expect(200);
       const current = (await get(account.id)).body;
-      await patch(account.id, { status: 'errored' })
+      const res = await patch(account.id, { metadata: { a: 1 } })
         .set('If-Match', `"nope", ${etagOf(current)}`)
         .expect(200);
+      expect(res.body).toMatchObject({ status: 'pending', metadata: { a: 1 } });
+    });
+
+    it('refuses a resubmission whose If-Match predates the verification with 412', async () => {
+      const account = await createAccount(t, tenant);
+      await decide(t, account.id, 'verified');
+      const res = await patch(account.id, { status: 'new' }).set('If-Match', etagOf(account));
+      expectErrorEnvelope(res, 412, 'precondition_failed');
+      expect((await get(account.id)).body.status).toBe('verified');
     });
 
     it('refuses a DELETE whose If-Match is stale with 412 and keeps the account', async () => {
@@ -328,19 +365,19 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
       await del(account.id).set('If-Match', etagOf(current)).expect(200);
     });
 
-    it('of concurrent status moves, each sees the previous one', async () => {
-      const account = await createAccount(t, tenant);
-      const results = await Promise.all([
-        patch(account.id, { status: 'errored' }),
-        patch(account.id, { status: 'verified' }),
-      ]);
-      // errored then verified is refused; verified then errored is allowed: either way the
-      // second one saw the first, and the account ends errored.
-      expect([
-        [200, 409],
-        [200, 200],
-      ]).toContainEqual(results.map((r) => r.status));
-      expect((await get(account.id)).body.status).toBe('errored');
+    it('of concurrent resubmissions, one makes the new submission and the others see it', async () => {
+      const account = await accountIn('verified');
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => patch(account.id, { status: 'new' })),
+      );
+      expect(results.map((r) => [r.status, r.body.status])).toEqual(
+        Array(4).fill([200, 'pending']),
+      );
+      const updated = (await eventsOf(account.id)).filter(
+        (e) => e.type === 'externalBankAccount.updated',
+      );
+      expect(updated).toHaveLength(1);
+      expect(updated[0].data.previousAttributes).toEqual({ status: 'verified' });
     });
   });
 
@@ -379,7 +416,7 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
       const theirs = await get(account.id, other).expect(200);
       const cases = [
         await get(account.id),
-        await patch(account.id, { status: 'verified' }),
+        await patch(account.id, { status: 'new' }),
         await patch(account.id, {}),
         await del(account.id),
       ];
@@ -419,7 +456,7 @@ describe(`PATCH and DELETE /v0/externalAccounts/{id} (${TEST_DIALECT})`, () => {
       const account = await createAccount(t, tenant);
       for (const res of [
         await t.http().get(url(account.id)),
-        await t.http().patch(url(account.id)).send({ status: 'verified' }),
+        await t.http().patch(url(account.id)).send({ status: 'new' }),
         await t.http().delete(url(account.id)),
         await t.http().get('/v0/externalAccounts'),
       ]) {

@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { composeIBAN } from 'ibantools';
+import { VerificationFailureReason } from '../../src/external-accounts/account-status';
+import { VerificationService } from '../../src/external-accounts/verification/verification.service';
 import { TestApp, TestTenant } from './test-app';
 
 let counter = 0;
@@ -47,6 +49,23 @@ export async function createAccount(
     .send(usAccount(overrides));
   expect({ status: res.status, body: res.body }).toMatchObject({ status: 201 });
   return res.body;
+}
+
+/**
+ * Decides a pending live account as an operator does (the command line's own service, in this
+ * process; test/external-accounts/verification-operator.e2e-spec.ts drives the real command
+ * line). Returns the account after the decision, as GET shows it.
+ */
+export async function decide(
+  t: TestApp,
+  id: string,
+  status: 'verified' | 'errored',
+  reason: VerificationFailureReason = 'rejected',
+): Promise<any> {
+  const after = await t.app
+    .get(VerificationService)
+    .decideAsOperator(id, status === 'verified' ? { status } : { status, reason });
+  return JSON.parse(JSON.stringify(after));
 }
 
 /** Every key of an external bank account response, in order. */

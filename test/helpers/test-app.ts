@@ -47,6 +47,10 @@ export async function startTestApp(
     DATABASE_URL: database.url,
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     RATE_LIMIT_PER_SECOND: '100000',
+    // Test-mode accounts stay pending for the length of a suite, so that the sandbox never
+    // changes an account under a test about something else; the verification suites
+    // (test/external-accounts/verification*.e2e-spec.ts) set a short delay.
+    SANDBOX_VERIFICATION_DELAY_MS: '3600000',
     ...env,
   });
   let app: NestFastifyApplication;

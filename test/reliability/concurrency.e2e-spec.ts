@@ -217,7 +217,6 @@ describe(`concurrent clients (${TEST_DIALECT})`, () => {
     );
     const keysPerClient = Math.floor(48 / CLIENTS);
     const expected = { account: new Map<string, unknown>(), product: new Map<string, unknown>() };
-    const transitions = ['new', 'verified', 'errored'];
     await clients(async (client) => {
       for (let round = 0; round < ROUNDS; round++) {
         for (const [kind, path] of [
@@ -227,13 +226,14 @@ describe(`concurrent clients (${TEST_DIALECT})`, () => {
           const key = `c${client}k${Math.floor(random() * keysPerClient)}`;
           const value = random() < 0.2 ? null : `${client}.${round}`;
           const body: Record<string, unknown> = { metadata: { [key]: value } };
-          if (kind === 'account' && random() < 0.3) body.status = pick(random, transitions);
+          // The one status a client sends: a resubmission, a no-op while the account is pending.
+          if (kind === 'account' && random() < 0.3) body.status = 'new';
           // Sometimes a read-modify-write with If-Match, which may lose to another writer (412).
           let headers: Record<string, string> = {};
           if (random() < 0.3) headers = { 'if-match': (await call('GET', path)).headers.etag };
           const reply = await call('PATCH', path, body, headers);
           if (reply.status === 200) expected[kind].set(key, value);
-          else expect(['INVALID_STATUS_TRANSITION', 'ETAG_MISMATCH']).toContain(reply.body.code);
+          else expect(reply.body.code).toBe('ETAG_MISMATCH');
         }
       }
     });

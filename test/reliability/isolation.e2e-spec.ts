@@ -214,7 +214,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     '/v0/billableMetrics/:id': { name: 'Taken over' },
     '/v0/prices/:id': { invoiceDisplayName: 'Taken over' },
     '/v0/plans/:id': { name: 'Taken over' },
-    '/v0/externalAccounts/:id': { accountHolderName: 'Taken over', status: 'verified' },
+    '/v0/externalAccounts/:id': { accountHolderName: 'Taken over', status: 'new' },
     '/v0/webhookEndpoints/:id': { description: 'Taken over' },
   };
 

@@ -1,5 +1,5 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 import { MetadataPatch } from '../../common/metadata';
 import {
   IsMetadata,
@@ -7,8 +7,45 @@ import {
   IsOptionalNotNull,
   NotAllowed,
 } from '../../common/validation/decorators';
-import { STATUS_REQUESTS, StatusRequest } from '../account-status';
+import { ACCOUNT_STATUSES, STATUS_REQUESTS, StatusRequest } from '../account-status';
 import { ACCOUNT_HOLDER_TYPES, AccountHolderType } from '../entities/external-bank-account.entity';
+
+const isAccountStatus = (value: unknown) =>
+  (ACCOUNT_STATUSES as readonly unknown[]).includes(value);
+
+/**
+ * `status` takes only "new" (docs/api.md §5.5). The statuses a response shows are set by the
+ * verification process, and sending one says so (code status_set_by_verification); any other
+ * value is an invalid_value. The two rules fail apart, so each value gets one message.
+ */
+function IsStatusRequest(): PropertyDecorator {
+  const setByVerification = ValidateBy(
+    {
+      name: 'statusSetByVerification',
+      validator: {
+        validate: (value: unknown) => !isAccountStatus(value),
+        defaultMessage: (args) =>
+          `"${String(args?.value)}" is set by the verification process, never by a client: send "new" to submit the account for verification again`,
+      },
+    },
+    { context: { code: 'status_set_by_verification' } },
+  );
+  const isNew = ValidateBy(
+    {
+      name: 'isStatusRequest',
+      validator: {
+        validate: (value: unknown) => value === 'new' || isAccountStatus(value),
+        defaultMessage: () =>
+          'must be "new", which submits the account for verification again (the verification process sets "pending", "verified" and "errored")',
+      },
+    },
+    { context: { code: 'invalid_value' } },
+  );
+  return (target: object, property: string | symbol) => {
+    setByVerification(target, property);
+    isNew(target, property);
+  };
+}
 
 const BANK_DETAILS_FIXED =
   'bank details never change: create a new external account (POST /v0/externalAccounts) and delete this one';
@@ -29,16 +66,13 @@ export class UpdateExternalAccountDto {
   accountHolderType?: AccountHolderType;
 
   /**
-   * `new` submits the account (again) for verification and makes it `pending`; `verified` (from
-   * pending) and `errored` (from pending or verified) record the outcome. A move to the current
-   * status changes nothing; any other move is 409 INVALID_STATUS_TRANSITION.
+   * Only `new`: submits a verified or errored account for verification again, and it shows
+   * `pending` until the verification decides (a pending account stays as it is). `pending`,
+   * `verified` and `errored` are set by the verification process, never by a client (400).
    */
   @IsOptionalNotNull()
   @IsString()
-  @IsIn(STATUS_REQUESTS, {
-    message:
-      'must be "new", "verified" or "errored" ("pending" is what an account shows after "new")',
-  })
+  @IsStatusRequest()
   @ApiPropertyOptional({ enum: STATUS_REQUESTS, example: 'new' })
   status?: StatusRequest;
 
@@ -74,7 +108,7 @@ export class UpdateExternalAccountDto {
 
   @ApiHideProperty()
   @NotAllowed(
-    'is set by the service: send status "errored" to mark the account errored, "new" to resubmit it',
+    'is set by the verification process: send status "new" to submit the account for verification again',
   )
   statusReason?: never;
 }

@@ -45,6 +45,20 @@ export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
     where: '"deleted_at" IS NULL',
   },
 )
+// The operator's queue: pending accounts of a mode, oldest first, across organizations and for
+// one (migration 1763700013000). Partial on pending, so that no list finds them cheaper.
+@Index('ix_external_bank_accounts_mode_pending', ['livemode', 'createdAt', 'id'], {
+  where: `"status" = 'pending' AND "deleted_at" IS NULL`,
+})
+@Index(
+  'ix_external_bank_accounts_org_mode_pending',
+  ['organizationId', 'livemode', 'createdAt', 'id'],
+  { where: `"status" = 'pending' AND "deleted_at" IS NULL` },
+)
+// The verification worker's claim: due automatic verifications, soonest first.
+@Index('ix_external_bank_accounts_verification_due', ['verificationDueAt'], {
+  where: '"verification_due_at" IS NOT NULL',
+})
 // The CHECKs of migration 1763700003000, under the names PostgreSQL gave them (and SQLite since
 // migration 1763700005000).
 @Check(
@@ -106,6 +120,22 @@ export class ExternalBankAccount {
 
   @Column({ type: JSON_COLUMN })
   metadata: Metadata;
+
+  /**
+   * How many times the account was submitted for verification (1 at creation, one more for each
+   * PATCH status "new" that resubmits it). An outcome is written only for the submission it was
+   * decided for, so an older verification never overwrites a newer submission.
+   */
+  @Column({ name: 'verification_submission', type: 'integer', default: 1 })
+  verificationSubmission: number;
+
+  /**
+   * When the verification worker should decide the pending submission (an automatic verifier:
+   * the test-mode sandbox); moved a lease ahead while an instance decides it. Null when nothing
+   * is due: decided, deleted, or waiting for an operator (live mode).
+   */
+  @TimestampColumn('verification_due_at', { nullable: true })
+  verificationDueAt: Date | null;
 
   @TimestampColumn('created_at')
   createdAt: Date;
