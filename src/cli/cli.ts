@@ -139,6 +139,8 @@ async function withApplication<T>(
     ...config,
     bootstrapApiKey: undefined,
     printDevelopmentKey: false,
+    // The running service serves the metrics; a command must not take (or fail on) their port.
+    metricsPort: undefined,
     webhooks: { ...config.webhooks, dispatcherEnabled: false },
     verification: { ...config.verification, workerEnabled: false },
   };
