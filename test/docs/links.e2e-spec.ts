@@ -2,12 +2,6 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from '../helpers/processes';
 
-/**
- * Pages that work in flight adds (the metrics of the other half of issue 18): links to them are
- * expected before they exist.
- */
-const COMING = new Set(['docs/metrics.md']);
-
 /** README.md and every Markdown page under docs/, as paths from the repository root. */
 function pages(): string[] {
   const found = ['README.md'];
@@ -66,7 +60,7 @@ describe('the documentation', () => {
         if (fromRoot.startsWith('..')) {
           broken.push(`${target} (outside the repository)`);
         } else if (!existsSync(file)) {
-          if (!COMING.has(fromRoot)) broken.push(`${target} (no such file)`);
+          broken.push(`${target} (no such file)`);
         } else if (
           anchor &&
           file.endsWith('.md') &&
