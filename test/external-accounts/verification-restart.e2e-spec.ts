@@ -1,8 +1,7 @@
-import { RunningServer, startServer } from '../helpers/processes';
-import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
-import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
+import { childServices } from '../helpers/child-services';
+import { TEST_DIALECT } from '../helpers/test-database';
 import { sandboxAccount, verifiedWebhook } from '../helpers/verification';
-import { WebhookReceiver, eventually, startReceiver } from '../helpers/webhook-receiver';
+import { eventually } from '../helpers/webhook-receiver';
 
 const API_KEY = `sk_test_${'V'.repeat(32)}`;
 
@@ -12,49 +11,12 @@ const API_KEY = `sk_test_${'V'.repeat(32)}`;
  * after the restart, by the real service in a child process, and its event is delivered.
  */
 describe(`verification across a restart (${TEST_DIALECT})`, () => {
-  let database: TestDatabase;
-  let receiver: WebhookReceiver;
-  const servers: RunningServer[] = [];
-
-  const env = (extra: Record<string, string> = {}) => ({
-    DATABASE_URL: database.url,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    NODE_ENV: 'test',
-    BOOTSTRAP_API_KEY: API_KEY,
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    WEBHOOK_POLL_INTERVAL_MS: '100',
+  const services = childServices(API_KEY, {
     SANDBOX_VERIFICATION_DELAY_MS: '300',
     VERIFICATION_POLL_INTERVAL_MS: '100',
-    ...extra,
   });
-
-  async function start(extra: Record<string, string> = {}): Promise<RunningServer> {
-    const server = await startServer(env(extra));
-    servers.push(server);
-    return server;
-  }
-
-  async function api(server: RunningServer, method: string, path: string, body?: unknown) {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  beforeEach(async () => {
-    database = await createTestDatabase();
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    for (const s of servers.splice(0)) {
-      if (s.child.exitCode === null) await s.stop('SIGKILL');
-    }
-    await receiver.close();
-    await database.drop();
-  });
+  const { start, api } = services;
+  const receiver = () => services.receiver;
 
   it.each<[NodeJS.Signals]>([['SIGKILL'], ['SIGTERM']])(
     'decides, after a restart, the accounts a process stopped with %s left pending',
@@ -63,7 +25,7 @@ describe(`verification across a restart (${TEST_DIALECT})`, () => {
       // process stopped between the create and the sandbox's due time would.
       const first = await start({ VERIFICATION_WORKER: 'off' });
       const endpoint = await api(first, 'POST', '/v0/webhookEndpoints', {
-        url: receiver.url,
+        url: receiver().url,
         enabledEvents: ['externalBankAccount.verified', 'externalBankAccount.errored'],
       });
       expect(endpoint.status).toBe(201);
@@ -78,7 +40,7 @@ describe(`verification across a restart (${TEST_DIALECT})`, () => {
       if (signal === 'SIGTERM') expect(code).toBe(0);
 
       const second = await start();
-      const got = await receiver.waitFor(2, 60_000);
+      const got = await receiver().waitFor(2, 60_000);
       const events = got.map((r) => verifiedWebhook(endpoint.body.secret as string, r));
       expect(
         events
@@ -99,7 +61,7 @@ describe(`verification across a restart (${TEST_DIALECT})`, () => {
       }
       // One decision each, however many polls ran.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(receiver.received).toHaveLength(2);
+      expect(receiver().received).toHaveLength(2);
     },
     180_000,
   );

@@ -1,8 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { RunningServer, startServer } from '../helpers/processes';
-import { TEST_DIALECT, TestDatabase, createTestDatabase } from '../helpers/test-database';
-import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
-import { WebhookReceiver, eventually, startReceiver } from '../helpers/webhook-receiver';
+import { childServices } from '../helpers/child-services';
+import { TEST_DIALECT } from '../helpers/test-database';
+import { eventually } from '../helpers/webhook-receiver';
 
 const API_KEY = `sk_live_${'W'.repeat(32)}`;
 
@@ -11,65 +10,28 @@ const API_KEY = `sk_live_${'W'.repeat(32)}`;
  * with SIGKILL: nothing is lost, on either database.
  */
 describe(`webhook delivery across a SIGKILL (${TEST_DIALECT})`, () => {
-  let database: TestDatabase;
-  let receiver: WebhookReceiver;
-  const servers: RunningServer[] = [];
-
-  const env = (extra: Record<string, string> = {}) => ({
-    DATABASE_URL: database.url,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    NODE_ENV: 'test',
-    BOOTSTRAP_API_KEY: API_KEY,
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    WEBHOOK_POLL_INTERVAL_MS: '100',
+  const services = childServices(API_KEY, {
     WEBHOOK_RETRY_SCHEDULE: '1',
     WEBHOOK_TIMEOUT_SECONDS: '2',
     WEBHOOK_LEASE_SECONDS: '3',
-    ...extra,
   });
-
-  async function start(extra: Record<string, string> = {}): Promise<RunningServer> {
-    const server = await startServer(env(extra));
-    servers.push(server);
-    return server;
-  }
-
-  async function api(server: RunningServer, method: string, path: string, body?: unknown) {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  beforeEach(async () => {
-    database = await createTestDatabase();
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    for (const s of servers.splice(0)) {
-      if (s.child.exitCode === null) await s.stop('SIGKILL');
-    }
-    await receiver.close();
-    await database.drop();
-  });
+  const { start, api } = services;
+  const receiver = () => services.receiver;
 
   it('delivers, after a restart, the event of a write committed just before the process was killed', async () => {
     // The first process has its dispatcher off: it dies with the event in the outbox only,
     // exactly as a process killed between the commit and its first poll would.
     const first = await start({ WEBHOOK_DISPATCHER: 'off' });
     const created = await api(first, 'POST', '/v0/webhookEndpoints', {
-      url: receiver.url,
+      url: receiver().url,
       enabledEvents: ['webhookEndpoint.created'],
     });
     expect(created.status).toBe(201);
     await first.stop('SIGKILL');
-    expect(receiver.received).toHaveLength(0);
+    expect(receiver().received).toHaveLength(0);
 
     const second = await start();
-    const [got] = await receiver.waitFor(1, 30_000);
+    const [got] = await receiver().waitFor(1, 30_000);
     const event = new Webhook(created.body.secret as string).verify(got.body, {
       'webhook-id': got.headers['webhook-id'] as string,
       'webhook-timestamp': got.headers['webhook-timestamp'] as string,
@@ -86,20 +48,20 @@ describe(`webhook delivery across a SIGKILL (${TEST_DIALECT})`, () => {
 
   it('retries, after a restart, a delivery whose process was killed during the attempt', async () => {
     // The receiver holds the first request open; the server dies while waiting for the answer.
-    receiver.respond((_req, n, res) => {
+    receiver().respond((_req, n, res) => {
       if (n > 0) res.writeHead(200).end();
     });
     const first = await start();
     const created = await api(first, 'POST', '/v0/webhookEndpoints', {
-      url: receiver.url,
+      url: receiver().url,
       enabledEvents: ['webhookEndpoint.created'],
     });
     expect(created.status).toBe(201);
-    await receiver.waitFor(1, 30_000);
+    await receiver().waitFor(1, 30_000);
     await first.stop('SIGKILL');
 
     const second = await start();
-    const got = await receiver.waitFor(2, 30_000);
+    const got = await receiver().waitFor(2, 30_000);
     expect(got[1].headers['webhook-id']).toBe(got[0].headers['webhook-id']);
     const attempts = await eventually(
       () => api(second, 'GET', `/v0/webhookEndpoints/${created.body.id}/deliveries`),
@@ -110,22 +72,22 @@ describe(`webhook delivery across a SIGKILL (${TEST_DIALECT})`, () => {
   });
 
   it('stops cleanly on SIGTERM during an attempt, which is handed back and made after the restart', async () => {
-    receiver.respond((_req, n, res) => {
+    receiver().respond((_req, n, res) => {
       if (n > 0) res.writeHead(200).end();
     });
     const first = await start({ WEBHOOK_TIMEOUT_SECONDS: '30', WEBHOOK_LEASE_SECONDS: '600' });
     const created = await api(first, 'POST', '/v0/webhookEndpoints', {
-      url: receiver.url,
+      url: receiver().url,
       enabledEvents: ['webhookEndpoint.created'],
     });
     expect(created.status).toBe(201);
-    await receiver.waitFor(1, 30_000);
+    await receiver().waitFor(1, 30_000);
     // Well within SHUTDOWN_TIMEOUT_SECONDS (10), though the attempt could run 30 seconds more.
     expect(await first.stop('SIGTERM')).toBe(0);
 
     // Handed back as due, not counted, and not held for the 10-minute lease.
     const second = await start();
-    const got = await receiver.waitFor(2, 30_000);
+    const got = await receiver().waitFor(2, 30_000);
     expect(got[1].headers['webhook-id']).toBe(got[0].headers['webhook-id']);
     const attempts = await eventually(
       () => api(second, 'GET', `/v0/webhookEndpoints/${created.body.id}/deliveries`),
