@@ -13,6 +13,7 @@ import {
   newPlanId,
   newPlanRow,
   newRequestId,
+  ownPrices,
   numbered,
   planView,
   priceProblem,
@@ -153,7 +154,7 @@ export function postgresStore(url: string): Store {
         const exists = await q(c, SQL.productExists, [body.productId, ...scope]);
         if (exists.length === 0) return 'no such product';
         const ids = body.prices;
-        const rows = await q(c, SQL.loadPrices(ids.length), [...ids, ...scope]);
+        const rows = ownPrices(await q(c, SQL.loadPrices(ids.length), ids), tenant);
         const problem = priceProblem(ids, rows, body.productId);
         if (problem) return problem;
         const now = new Date();
@@ -164,7 +165,6 @@ export function postgresStore(url: string): Store {
           ...ids,
           now,
           ...ids,
-          ...scope,
         ]);
         if (taken.rowCount !== ids.length) throw new Error('a price was taken meanwhile');
         await q(c, SQL.countPlan, [...scope, body.productId, countSlot()]);

@@ -13,6 +13,7 @@ import {
   newPlanId,
   newPlanRow,
   newRequestId,
+  ownPrices,
   planView,
   priceProblem,
   priceView,
@@ -71,19 +72,13 @@ export function sqliteStore(path: string): Store {
     const scope = [tenant.organizationId, mode(tenant)];
     if (!stmt(SQL.productExists).get(body.productId, ...scope)) return 'no such product';
     const ids = body.prices;
-    const rows = stmt(SQL.loadPrices(ids.length)).all(...ids, ...scope) as Row[];
+    const rows = ownPrices(stmt(SQL.loadPrices(ids.length)).all(...ids) as Row[], tenant);
     const problem = priceProblem(ids, rows, body.productId);
     if (problem) return problem;
     const now = new Date();
     const planRow = newPlanRow(newPlanId(), tenant, mode(tenant), body, datetime(now));
     stmt(SQL.insertPlan).run(...planRow);
-    const taken = stmt(SQL.takePrices(ids.length)).run(
-      planRow[0],
-      ...ids,
-      datetime(now),
-      ...ids,
-      ...scope,
-    );
+    const taken = stmt(SQL.takePrices(ids.length)).run(planRow[0], ...ids, datetime(now), ...ids);
     if (taken.changes !== ids.length) throw new Error('a price was taken meanwhile');
     stmt(SQL.countPlan).run(...scope, body.productId, countSlot());
     const byId = new Map(rows.map((r) => [r.id, r]));

@@ -137,10 +137,10 @@ export const SQL = {
       .map((c) => `p.${c}`)
       .join(
         ', ',
-      )}, bm.product_id AS metric_product_id FROM prices p INNER JOIN billable_metrics bm ON bm.id = p.billable_metric_id WHERE p.id IN (${placeholders(n)}) AND p.organization_id = ? AND p.livemode = ?`,
+      )}, bm.product_id AS metric_product_id FROM prices p INNER JOIN billable_metrics bm ON bm.id = p.billable_metric_id WHERE p.id IN (${placeholders(n)})`,
   insertPlan: `INSERT INTO plans (${PLAN_COLUMNS}) VALUES (${placeholders(15)})`,
   takePrices: (n: number) =>
-    `UPDATE prices SET plan_id = ?, plan_position = CASE id ${Array.from({ length: n }, (_, i) => `WHEN ? THEN ${i}`).join(' ')} END, updated_at = ? WHERE id IN (${placeholders(n)}) AND organization_id = ? AND livemode = ? AND plan_id IS NULL AND deleted_at IS NULL`,
+    `UPDATE prices SET plan_id = ?, plan_position = CASE id ${Array.from({ length: n }, (_, i) => `WHEN ? THEN ${i}`).join(' ')} END, updated_at = ? WHERE id IN (${placeholders(n)}) AND plan_id IS NULL AND deleted_at IS NULL`,
   /** Who may receive a write's events (asked once per write, as the deliveries are queued). */
   endpoints:
     'SELECT id, enabled_events, status FROM webhook_endpoints WHERE organization_id = ? AND livemode = ? AND deleted_at IS NULL',
@@ -274,6 +274,13 @@ export function newPlanRow(
 export function insertedPlan(values: unknown[], now: Date): Row {
   const row: Row = Object.fromEntries(PLAN_COLUMNS.split(', ').map((c, i) => [c, values[i]]));
   return { ...row, created_at: now, updated_at: now };
+}
+
+/** The loaded prices that are the tenant's (searched by id alone, as the service does). */
+export function ownPrices(rows: Row[], tenant: Tenant): Row[] {
+  return rows.filter(
+    (r) => r.organization_id === tenant.organizationId && Boolean(r.livemode) === tenant.livemode,
+  );
 }
 
 /** The plan rules that need the loaded prices: present, live, free, of the product, one per metric. */

@@ -38,19 +38,30 @@ export class BillableMetricsRepository {
     tenant: Tenant,
     ids: readonly string[],
   ): Promise<Map<string, string>> {
+    // By id alone, scoped here (see PricesRepository.findMany: SQLite without statistics would
+    // search the organization's index instead).
     let text = this.productsOfSql.get(ids.length);
     if (text === undefined) {
       text =
-        'SELECT "id", "product_id" FROM "billable_metrics" ' +
-        `WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "organization_id" = ? AND "livemode" = ?`;
+        'SELECT "id", "product_id", "organization_id", "livemode" FROM "billable_metrics" ' +
+        `WHERE "id" IN (${ids.map(() => '?').join(', ')})`;
       this.productsOfSql.set(ids.length, text);
     }
-    const rows = await this.db.rows<{ id: string; product_id: string }>(m, text, [
-      ...ids,
-      tenant.organizationId,
-      tenant.livemode,
-    ]);
-    return new Map(rows.map((row) => [row.id, row.product_id]));
+    const rows = await this.db.rows<{
+      id: string;
+      product_id: string;
+      organization_id: string;
+      livemode: boolean | number;
+    }>(m, text, [...ids]);
+    return new Map(
+      rows
+        .filter(
+          (row) =>
+            row.organization_id === tenant.organizationId &&
+            Boolean(row.livemode) === tenant.livemode,
+        )
+        .map((row) => [row.id, row.product_id]),
+    );
   }
 
   /** A page of the organization's metrics (of one product, when given), newest first, and their total. */

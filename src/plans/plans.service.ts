@@ -283,7 +283,7 @@ export class PlansService {
     const positions = new Map(order.map((p, i) => [p.id, i]));
     if (free.length > 0) {
       const ids = free.map((p) => p.id);
-      const taken = await this.prices.take(m, plan, ids, positions, now);
+      const taken = await this.prices.take(m, planId, ids, positions, now);
       if (taken !== ids.length) {
         // Lost a race: say which prices were taken (or deleted) in the meantime.
         const latest = await this.loadPrices(m, plan, ids);

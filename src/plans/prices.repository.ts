@@ -89,29 +89,35 @@ export class PricesRepository {
     return this.fromRows(await this.db.rows(m, text, planIds));
   }
 
-  /** The tenant's prices among `ids` (deleted ones too), in no particular order. */
+  /**
+   * The tenant's prices among `ids` (deleted ones too), in no particular order. Searched by id
+   * alone and scoped here: with the organization and mode in the WHERE clause, SQLite without
+   * statistics searches the organization's index and reads every price it has.
+   */
   async findMany(m: EntityManager, tenant: Tenant, ids: string[]): Promise<Price[]> {
     const text = this.statement(
       'findMany',
       ids.length,
-      (n) =>
-        `SELECT ${this.table.columnList()} FROM "prices" ` +
-        `WHERE "id" IN (${placeholders(n)}) AND "organization_id" = ? AND "livemode" = ?`,
+      (n) => `SELECT ${this.table.columnList()} FROM "prices" WHERE "id" IN (${placeholders(n)})`,
     );
-    return this.fromRows(
-      await this.db.rows(m, text, [...ids, tenant.organizationId, tenant.livemode]),
+    return this.fromRows(await this.db.rows(m, text, ids)).filter(
+      (p) => p.organizationId === tenant.organizationId && p.livemode === tenant.livemode,
     );
   }
 
   /**
-   * Takes free, undeleted prices of the plan's organization and mode into it at the given positions, in one
-   * conditional UPDATE; returns how many it took (fewer than `ids`: another plan or a delete got
-   * there first). Positions are integers of our own, written into the text, so a create's
-   * statement (positions 0..n-1) is the same for every plan with as many prices.
+   * Takes free, undeleted prices into a plan at the given positions, in one conditional UPDATE;
+   * returns how many it took (fewer than `ids`: another plan or a delete got there first).
+   * `ids` are prices the caller loaded with `findMany` in this transaction, so they are the
+   * plan's organization's and mode's: the WHERE clause names only the id and the conditions
+   * that can change under it, so that SQLite searches by id (with the organization and mode in
+   * it, SQLite without statistics searched the organization's free prices, every one of them).
+   * Positions are integers of our own, written into the text, so a create's statement
+   * (positions 0..n-1) is the same for every plan with as many prices.
    */
   take(
     m: EntityManager,
-    plan: { id: string; organizationId: string; livemode: boolean },
+    planId: string,
     ids: string[],
     positions: Map<string, number>,
     now: Date,
@@ -120,15 +126,8 @@ export class PricesRepository {
       m,
       `UPDATE "prices" SET "plan_id" = ?, "plan_position" = ${positionCase(ids, positions)}, ` +
         `"updated_at" = ? WHERE "id" IN (${placeholders(ids.length)}) ` +
-        `AND "organization_id" = ? AND "livemode" = ? AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
-      [
-        plan.id,
-        ...ids,
-        this.table.param('updatedAt', now),
-        ...ids,
-        plan.organizationId,
-        plan.livemode,
-      ],
+        `AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
+      [planId, ...ids, this.table.param('updatedAt', now), ...ids],
     );
   }
 
