@@ -45,6 +45,12 @@ export interface EventsConfig {
   retentionDays: number;
   /** EVENT_RETENTION_SWEEP_SECONDS (default 3600): how often the retention sweep runs. */
   sweepIntervalSeconds: number;
+  /**
+   * EVENTS_RECORDING (`on` or `off`, default on). Off: `EventsService.record` records nothing, so
+   * no event is kept and no webhook queued. Only for measuring what events cost (npm run
+   * bench:events); it breaks the contract (API.md section 5.6), and start-up warns.
+   */
+  recording: boolean;
 }
 
 /** Webhook delivery (API.md section 5.7). */
@@ -88,6 +94,19 @@ function parseRetrySchedule(problems: string[], raw: string | undefined): number
     return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
   }
   return parts.map(Number);
+}
+
+/** A switch spelled `on` or `off`, nothing else. */
+function parseOnOff(
+  problems: string[],
+  name: string,
+  raw: string | undefined,
+  fallback: boolean,
+): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  problems.push(`${name} must be on or off (got "${raw}")`);
+  return fallback;
 }
 
 function parseBoolean(
@@ -294,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       1,
       86400,
     ),
+    recording: parseOnOff(problems, 'EVENTS_RECORDING', env.EVENTS_RECORDING, true),
   };
   const webhooks: WebhooksConfig = {
     retryScheduleSeconds: parseRetrySchedule(problems, env.WEBHOOK_RETRY_SCHEDULE),

@@ -74,8 +74,10 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Records one event in the caller's write transaction `m`: it commits with the write or not at
    * all. Call it once per changed resource, after the change, with the resource's response.
+   * Returns the event as GET shows it, or null when EVENTS_RECORDING=off (nothing recorded).
    */
-  async record(m: EntityManager, input: RecordEventInput): Promise<EventResponse> {
+  async record(m: EntityManager, input: RecordEventInput): Promise<EventResponse | null> {
+    if (!this.config.events.recording) return null;
     const object: Record<string, unknown> = { ...(input.object as Record<string, unknown>) };
     for (const key of NEVER_RECORDED) delete object[key];
     const event: EventRecord = {
@@ -106,6 +108,7 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     before: object,
     after: object,
   ): Promise<void> {
+    if (!this.config.events.recording) return;
     const previousAttributes = EventsService.changes(before, after);
     if (previousAttributes) await this.record(m, { ...input, object: after, previousAttributes });
   }
@@ -164,6 +167,11 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
+    if (!this.config.events.recording) {
+      this.logger.warn(
+        'EVENTS_RECORDING=off: no event is recorded and no webhook queued. This switch only measures what events cost (npm run bench:events); never run a real service with it.',
+      );
+    }
     this.sweepTimer = setInterval(
       () =>
         void this.sweep().catch((err: unknown) => this.logger.warn({ err }, 'event sweep failed')),

@@ -17,15 +17,15 @@ describe(`events (${TEST_DIALECT})`, () => {
     object: Record<string, unknown>,
   ) {
     const events = t.app.get(EventsService);
-    return t.db.transaction((m) =>
-      events.record(m, {
+    return t.db.transaction(async (m) =>
+      (await events.record(m, {
         principal: { organizationId: tenant.organizationId, livemode },
         type,
         object,
         previousAttributes: type.endsWith('.updated') ? { name: 'Old' } : null,
         request: { id: 'req_test', idempotencyKey: 'idem-1' },
         actor: { type: 'apiKey', id: 'key_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' },
-      }),
+      }))!,
     );
   }
 
@@ -75,7 +75,7 @@ describe(`events (${TEST_DIALECT})`, () => {
             request: null,
             actor: { type: 'system', id: null },
           })
-        ).id;
+        )!.id;
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');
