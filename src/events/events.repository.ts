@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In, LessThan } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Database } from '../database/database';
+import { EntityTable } from '../database/entity-table';
 import { EventRecord } from './entities/event.entity';
 import { Tenant } from './caller';
 
@@ -13,12 +14,20 @@ export interface EventPageQuery {
   after?: { createdAt: Date; id: string };
 }
 
-/** The queries of the events table; every method takes the caller's (transaction's) manager. */
+/**
+ * The queries of the events table; every method takes the caller's (transaction's) manager. The
+ * insert, on the path of every write (a plan create records four events), is constant SQL
+ * through the EntityTable mechanism (BENCHMARKS.md, "Events and webhooks").
+ */
 @Injectable()
 export class EventsRepository {
-  insert(m: EntityManager, event: EventRecord): Promise<unknown> {
-    // `data` is free-form JSON, which TypeORM's deep-partial type cannot follow.
-    return m.insert(EventRecord, event as QueryDeepPartialEntity<EventRecord>);
+  private table?: EntityTable<EventRecord>;
+
+  constructor(private readonly db: Database) {}
+
+  async insert(m: EntityManager, event: EventRecord): Promise<void> {
+    const events = (this.table ??= this.db.table(EventRecord));
+    await this.db.execute(m, events.insertSql, events.values(event));
   }
 
   findOne(m: EntityManager, tenant: Tenant, id: string): Promise<EventRecord | null> {

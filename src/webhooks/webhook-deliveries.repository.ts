@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, IsNull, Not } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
+import { EntityTable } from '../database/entity-table';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 
@@ -13,12 +14,15 @@ export interface AttemptFilters {
 /** The queries of webhook_deliveries and webhook_attempts; each takes the caller's manager. */
 @Injectable()
 export class WebhookDeliveriesRepository {
+  private table?: EntityTable<WebhookDelivery>;
+
   constructor(private readonly db: Database) {}
 
+  /** In the transaction of the event: constant SQL (EntityTable), one statement per delivery. */
   async insert(m: EntityManager, deliveries: WebhookDelivery[]): Promise<void> {
-    // The relation properties (left undefined) hold free-form JSON that TypeORM's type cannot follow.
-    if (deliveries.length > 0) {
-      await m.insert(WebhookDelivery, deliveries as QueryDeepPartialEntity<WebhookDelivery>[]);
+    const table = (this.table ??= this.db.table(WebhookDelivery));
+    for (const delivery of deliveries) {
+      await this.db.execute(m, table.insertSql, table.values(delivery));
     }
   }
 

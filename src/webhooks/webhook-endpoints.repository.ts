@@ -2,12 +2,27 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
+import { EntityTable } from '../database/entity-table';
 import { Tenant } from '../events/caller';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+
+/** What queueing an event needs of an endpoint that may receive it. */
+export type ListeningEndpoint = Pick<WebhookEndpoint, 'id' | 'enabledEvents'>;
 
 /** The queries of webhook_endpoints; every method takes the caller's (transaction's) manager. */
 @Injectable()
 export class WebhookEndpointsRepository {
+  private table?: EntityTable<WebhookEndpoint>;
+  /**
+   * What `enabledFor` read in each open transaction (keyed by its entity manager), per
+   * organization and mode: a write that records several events asks once. Dropped with the
+   * transaction's manager, and forgotten when the transaction writes an endpoint.
+   */
+  private readonly listening = new WeakMap<
+    EntityManager,
+    Map<string, Promise<ListeningEndpoint[]>>
+  >();
+
   constructor(private readonly db: Database) {}
 
   private get noKeyUpdate(): { mode: 'for_no_key_update' } | undefined {
@@ -15,6 +30,7 @@ export class WebhookEndpointsRepository {
   }
 
   async insert(m: EntityManager, endpoint: WebhookEndpoint): Promise<void> {
+    this.listening.delete(m);
     await m.insert(WebhookEndpoint, endpoint);
   }
 
@@ -81,15 +97,28 @@ export class WebhookEndpointsRepository {
     });
   }
 
-  /** The enabled endpoints of an organization and mode: who may receive its new event. */
-  enabledFor(m: EntityManager, tenant: Tenant): Promise<WebhookEndpoint[]> {
-    return m.find(WebhookEndpoint, {
-      select: { id: true, enabledEvents: true, status: true },
-      where: {
-        organizationId: tenant.organizationId,
-        livemode: tenant.livemode,
-        deletedAt: IsNull(),
-      },
+  /**
+   * The enabled live endpoints of an organization and mode: who may receive its new event. On
+   * the path of every write that records an event, so constant SQL (EntityTable), read once per
+   * transaction and organization and mode (see `listening`).
+   */
+  enabledFor(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
+    // Only a transaction's own manager is a key: a read's manager is shared and lives on.
+    if (!m.queryRunner) return this.readEnabled(m, tenant);
+    let read = this.listening.get(m);
+    if (!read) this.listening.set(m, (read = new Map<string, Promise<ListeningEndpoint[]>>()));
+    const key = `${tenant.organizationId}:${tenant.livemode}`;
+    let endpoints = read.get(key);
+    if (!endpoints) read.set(key, (endpoints = this.readEnabled(m, tenant)));
+    return endpoints;
+  }
+
+  private async readEnabled(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
+    const endpoints = (this.table ??= this.db.table(WebhookEndpoint));
+    const rows = await this.db.rows(m, ENABLED_SQL, [tenant.organizationId, tenant.livemode]);
+    return rows.map((row) => {
+      const { id, enabledEvents } = endpoints.fromRow(row);
+      return { id, enabledEvents };
     });
   }
 
@@ -98,6 +127,12 @@ export class WebhookEndpointsRepository {
     id: string,
     changes: QueryDeepPartialEntity<WebhookEndpoint>,
   ): Promise<void> {
+    this.listening.delete(m);
     await m.update(WebhookEndpoint, { id }, changes);
   }
 }
+
+/** The enabled live endpoints of an organization (?) and mode (?), by their partial index. */
+const ENABLED_SQL =
+  'SELECT "id", "enabled_events" FROM "webhook_endpoints" ' +
+  `WHERE "organization_id" = ? AND "livemode" = ? AND "deleted_at" IS NULL AND "status" = 'enabled'`;
