@@ -24,6 +24,7 @@ import { PlanCounts1763700007000 } from './portable/1763700007000-plan-counts';
 import { KeyedIdempotencyHashes1763700008000 } from './portable/1763700008000-keyed-idempotency-hashes';
 import { ShortLast41763700009000 } from './portable/1763700009000-short-last4';
 import { Modes1763700012000 } from './portable/1763700012000-modes';
+import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-webhook-attempts-succeeded';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -39,6 +40,7 @@ export const sqliteMigrations = [
   SqliteEvents,
   SqliteWebhooks,
   Modes1763700012000,
+  WebhookAttemptsSucceeded1763700015000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -54,4 +56,5 @@ export const postgresMigrations = [
   PostgresEvents,
   PostgresWebhooks,
   Modes1763700012000,
+  WebhookAttemptsSucceeded1763700015000,
 ];
