@@ -57,7 +57,8 @@ export interface EventsConfig {
 export interface WebhooksConfig {
   /**
    * WEBHOOK_RETRY_SCHEDULE: the delays in seconds before each retry after a failed attempt
-   * (default 5,300,1800,7200,18000,36000,36000: about 3 days); after the last one, given up.
+   * (default 5,300,1800,7200,18000,36000,36000: 8 attempts over 27.6 hours); after the last one,
+   * given up.
    */
   retryScheduleSeconds: number[];
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: http:// and internal addresses allowed (development, tests). */
