@@ -44,6 +44,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private stopping = false;
   private polling?: Promise<void>;
   private pollAgain = false;
+  /** When the scheduled poll runs (Infinity: none is scheduled). */
+  private nextTickAt = Infinity;
   private readonly inFlight = new Map<string, { endpointId: string; done: Promise<void> }>();
   private readonly perEndpoint = new Map<string, number>();
   private readonly abort = new AbortController();
@@ -82,16 +84,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.pollAgain = true;
       return;
     }
+    // A poll already due as soon stands: writes queueing faster than `delayMs` must not keep
+    // pushing it back (they did: under a steady load nothing was delivered until it ended).
+    if (this.nextTickAt <= Date.now() + delayMs) return;
     this.schedule(delayMs);
   }
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
+    this.nextTickAt = Date.now() + delayMs;
     this.timer = setTimeout(() => this.tick(), delayMs);
     this.timer.unref();
   }
 
   private tick(): void {
+    this.nextTickAt = Infinity;
     if (!this.running || this.polling) return;
     this.polling = this.poll()
       .catch((err: unknown) => this.logger.warn({ err }, 'webhook poll failed'))
