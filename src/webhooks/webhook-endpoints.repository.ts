@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, IsNull, Not } from 'typeorm';
+import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
 import { EntityTable } from '../database/entity-table';
@@ -13,6 +13,7 @@ export type ListeningEndpoint = Pick<WebhookEndpoint, 'id' | 'enabledEvents'>;
 @Injectable()
 export class WebhookEndpointsRepository {
   private table?: EntityTable<WebhookEndpoint>;
+  private byIdSql?: { plain: string; forUpdate: string };
   /**
    * What `enabledFor` read in each open transaction (keyed by its entity manager), per
    * organization and mode: a write that records several events asks once. Dropped with the
@@ -61,21 +62,38 @@ export class WebhookEndpointsRepository {
    * the key-share locks that inserting its deliveries and attempts takes, so recording attempts
    * in parallel never deadlocks on it.
    */
-  findById(m: EntityManager, id: string, lock = false): Promise<WebhookEndpoint | null> {
-    return m.findOne(WebhookEndpoint, {
-      where: { id },
-      lock: lock ? this.noKeyUpdate : undefined,
-    });
+  async findById(m: EntityManager, id: string, lock = false): Promise<WebhookEndpoint | null> {
+    const endpoints = this.endpointsTable;
+    const [row] = await this.db.rows(m, lock ? this.byId.forUpdate : this.byId.plain, [id]);
+    return row ? endpoints.fromRow(row) : null;
   }
 
   /** After a success: the failing streak ends (a write only when there was one). */
   async clearFailing(m: EntityManager, id: string): Promise<void> {
-    await m.update(WebhookEndpoint, { id, failingSince: Not(IsNull()) }, { failingSince: null });
+    await this.db.execute(m, CLEAR_FAILING_SQL, [id]);
   }
 
   /** After a failure: the failing streak starts now unless it already had. */
   async markFailing(m: EntityManager, id: string, now: Date): Promise<void> {
-    await m.update(WebhookEndpoint, { id, failingSince: IsNull() }, { failingSince: now });
+    await this.db.execute(m, MARK_FAILING_SQL, [
+      this.endpointsTable.param('failingSince', now),
+      id,
+    ]);
+  }
+
+  private get endpointsTable(): EntityTable<WebhookEndpoint> {
+    return (this.table ??= this.db.table(WebhookEndpoint));
+  }
+
+  private get byId(): { plain: string; forUpdate: string } {
+    if (!this.byIdSql) {
+      const plain = `SELECT ${this.endpointsTable.columnList()} FROM "webhook_endpoints" WHERE "id" = ?`;
+      this.byIdSql = {
+        plain,
+        forUpdate: this.db.isPostgres ? `${plain} FOR NO KEY UPDATE` : plain,
+      };
+    }
+    return this.byIdSql;
   }
 
   page(
@@ -114,7 +132,7 @@ export class WebhookEndpointsRepository {
   }
 
   private async readEnabled(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
-    const endpoints = (this.table ??= this.db.table(WebhookEndpoint));
+    const endpoints = this.endpointsTable;
     const rows = await this.db.rows(m, ENABLED_SQL, [tenant.organizationId, tenant.livemode]);
     return rows.map((row) => {
       const { id, enabledEvents } = endpoints.fromRow(row);
@@ -136,3 +154,9 @@ export class WebhookEndpointsRepository {
 const ENABLED_SQL =
   'SELECT "id", "enabled_events" FROM "webhook_endpoints" ' +
   `WHERE "organization_id" = ? AND "livemode" = ? AND "deleted_at" IS NULL AND "status" = 'enabled'`;
+
+/** The dispatcher's writes of one endpoint's failing streak (constant SQL, as its reads). */
+const CLEAR_FAILING_SQL =
+  'UPDATE "webhook_endpoints" SET "failing_since" = NULL WHERE "id" = ? AND "failing_since" IS NOT NULL';
+const MARK_FAILING_SQL =
+  'UPDATE "webhook_endpoints" SET "failing_since" = ? WHERE "id" = ? AND "failing_since" IS NULL';
