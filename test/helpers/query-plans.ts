@@ -66,7 +66,7 @@ async function partialIndexColumns(t: TestApp): Promise<Map<string, string[]>> {
   return columns;
 }
 
-interface PgNode {
+export interface PgNode {
   'Node Type': string;
   'Index Name'?: string;
   'Index Cond'?: string;
@@ -85,7 +85,7 @@ function pgNodes(node: PgNode): PgNode[] {
  * kept as the column itself, which a bitmap scan rechecks). Every row the search found passes
  * it: none is read only to be dropped.
  */
-function rechecksIndexedBoolean(node: PgNode): boolean {
+export function rechecksIndexedBoolean(node: PgNode): boolean {
   const conditions = pgNodes(node)
     .map((n) => n['Index Cond'] ?? '')
     .join(' ');
