@@ -21,17 +21,15 @@
  *
  * Options (after `--`): --db sqlite,postgres  --parts cost,fanout,lag  --repeats 4
  *   --fanout-repeats 4  --lag-repeats 2  --duration 10  --warmup 3  --connections 50
- *   --deliveries 8000  --subscriptions 'plan.created,*'  --write | --no-write
+ *   --deliveries 8000  --subscriptions 'plan.created,*'  --endpoint-concurrency 4,16
+ *   --write | --no-write
  *   --profile (V8 CPU profiles under bench/results/profiles/events; bench/profile-summary.ts)
  *   --render bench/results/events-<run>.json   writes the section again from a saved run
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Webhook } from 'standardwebhooks';
 import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/database';
 import { runLoad } from './lib/load';
 import { Machine, describeMachine } from './lib/report';
@@ -65,6 +63,8 @@ interface Options {
   connections: number;
   deliveries: number;
   subscriptions: string[];
+  /** WEBHOOK_ENDPOINT_CONCURRENCY of the lag runs: the default (4), and more. */
+  endpointConcurrency: number[];
   write: boolean;
   /** V8 CPU profiles of every service instance and of the bare sender, under bench/results/profiles/events. */
   profile: boolean;
@@ -85,6 +85,7 @@ function parseOptions(argv: string[]): Options {
       connections: { type: 'string', default: '50' },
       deliveries: { type: 'string', default: '8000' },
       subscriptions: { type: 'string', default: 'plan.created,*' },
+      'endpoint-concurrency': { type: 'string', default: '4,16' },
       write: { type: 'boolean', default: true },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -104,6 +105,7 @@ function parseOptions(argv: string[]): Options {
     connections: Number(values.connections),
     deliveries: Number(values.deliveries),
     subscriptions: list(values.subscriptions),
+    endpointConcurrency: list(values['endpoint-concurrency']).map(Number),
     write: values.write && !values['no-write'],
     profile: values.profile,
     render: values.render,
@@ -146,6 +148,7 @@ interface FanoutRun {
 interface LagRun {
   dialect: Dialect;
   subscription: string;
+  endpointConcurrency: number;
   repeat: number;
   rps: number;
   cpuUsPerRequest: number;
@@ -155,6 +158,8 @@ interface LagRun {
   maxPending: number;
   /** Seconds from the end of the load until nothing was left to deliver. */
   drainSeconds: number;
+  /** Deliveries the receiver had when the load ended. */
+  deliveredDuringLoad: number;
   errors: number;
 }
 
@@ -173,90 +178,79 @@ interface Saved {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A local receiver of webhooks: answers 204, counts distinct deliveries, checks signatures
+// The local receiver of webhooks (bench/baseline/webhook-receiver.ts), in a process of its own:
+// the load generator runs in this one, and must not delay the receiver's answers.
+
+interface ReceiverStatus {
+  count: number;
+  first: number;
+  last: number;
+  verified: number;
+  forged: number;
+}
 
 class Receiver {
-  readonly server: Server;
   url = '';
-  private readonly secrets = new Map<string, Webhook>();
-  private seen = new Set<string>();
-  private expected = Infinity;
-  private done?: () => void;
-  private toVerify = 0;
+  private child?: ChildProcess;
+  private done?: (status: ReceiverStatus) => void;
+  private statusWanted?: (status: ReceiverStatus) => void;
   first = 0;
   last = 0;
   verified = 0;
   forged = 0;
+  count = 0;
   onFirst?: () => void;
 
-  constructor() {
-    this.server = createServer((req, res) => this.handle(req, res));
-    this.server.keepAliveTimeout = 5000;
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  async start(): Promise<void> {
+    const entry = join(buildBaseline(), '..', 'webhook-receiver.js');
+    const child = fork(entry, [], { execPath: process.execPath, stdio: 'inherit' });
+    this.child = child;
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.on('message', (m: { type: string; port?: number } & ReceiverStatus) => {
+        if (m.type === 'listening') resolve(m.port!);
+        if (m.type === 'first') this.onFirst?.();
+        if (m.type === 'done') this.done?.(m);
+        if (m.type === 'status') this.statusWanted?.(m);
+      });
+    });
+    this.url = `http://127.0.0.1:${port}`;
   }
 
   /** Signatures on `path` are checked with `secret`. */
   secretFor(path: string, secret: string): void {
-    this.secrets.set(path, new Webhook(secret));
+    this.child?.send({ type: 'secret', path, secret });
   }
 
   /** Forgets what came so far; resolves once `expected` distinct deliveries came. */
-  expect(expected: number, verify = 20): Promise<void> {
-    this.seen = new Set();
-    this.expected = expected;
-    this.first = 0;
-    this.last = 0;
-    this.verified = 0;
-    this.forged = 0;
-    this.toVerify = verify;
-    return new Promise((resolve) => (this.done = resolve));
-  }
-
-  get count(): number {
-    return this.seen.size;
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id'] ?? '');
-      const key = `${req.url} ${id}`;
-      if (!this.seen.has(key)) {
-        this.seen.add(key);
-        const now = performance.now();
-        if (this.seen.size === 1) {
-          this.first = now;
-          this.onFirst?.();
-        }
-        this.last = now;
-        const webhook = this.secrets.get(req.url ?? '');
-        if (webhook && this.toVerify > 0) {
-          this.toVerify--;
-          try {
-            webhook.verify(Buffer.concat(chunks).toString('utf8'), {
-              'webhook-id': id,
-              'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
-              'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
-            });
-            this.verified++;
-          } catch {
-            this.forged++;
-          }
-        }
-        if (this.seen.size >= this.expected) this.done?.();
-      }
-      res.writeHead(204).end();
+  expect(expected: number | null, verify = 20): Promise<void> {
+    this.child?.send({ type: 'expect', count: expected, verify });
+    return new Promise((resolve) => {
+      this.done = (status) => {
+        Object.assign(this, status);
+        resolve();
+      };
     });
   }
 
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  /** What came since the last `expect`. */
+  status(): Promise<ReceiverStatus> {
+    return new Promise((resolve) => {
+      this.statusWanted = (status) => {
+        Object.assign(this, status);
+        resolve(status);
+      };
+      this.child?.send({ type: 'status' });
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.disconnect();
+    });
   }
 }
 
@@ -326,6 +320,7 @@ async function count(sql: SqlClient, query: string): Promise<number> {
 }
 
 const countEvents = (sql: SqlClient) => count(sql, 'SELECT COUNT(*) AS n FROM events');
+const countPlans = (sql: SqlClient) => count(sql, 'SELECT COUNT(*) AS n FROM plans');
 const countPending = (sql: SqlClient) =>
   count(sql, 'SELECT COUNT(*) AS n FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL');
 
@@ -416,6 +411,20 @@ async function createLoad(
   }
 }
 
+/**
+ * The tenant, and statistics as a database in use would have them. Without statistics SQLite
+ * searches a plan create's prices (`"id" IN (...) AND "organization_id" = ? AND "livemode" = ?`)
+ * by the organization's index rather than by id, which reads every price of the organization:
+ * the create would then cost in proportion to the free prices seeded for the load, and that
+ * would swamp what is measured here (BENCHMARKS.md, "Events and webhooks").
+ */
+async function seedAndAnalyze(sql: SqlClient): Promise<Tenant> {
+  const tenant = await seedTenant(sql, 'Bench');
+  await seedFreePriceTriples(sql, tenant, 5000);
+  await sql.run('ANALYZE');
+  return tenant;
+}
+
 async function withDatabase<T>(
   dialect: Dialect,
   work: (database: BenchDatabase, sql: SqlClient) => Promise<T>,
@@ -435,7 +444,7 @@ async function withDatabase<T>(
 
 async function costPart(options: Options, dialect: Dialect, out: CostRun[]): Promise<void> {
   await withDatabase(dialect, async (database, sql) => {
-    const tenant = await seedTenant(sql, 'Bench');
+    const tenant = await seedAndAnalyze(sql);
     const targets = {
       on: await startService(`cost-${dialect}-on`, database, { EVENTS_RECORDING: 'on' }),
       off: await startService(`cost-${dialect}-off`, database, { EVENTS_RECORDING: 'off' }),
@@ -449,10 +458,12 @@ async function costPart(options: Options, dialect: Dialect, out: CostRun[]): Pro
           const other = targets[side === 'on' ? 'off' : 'on'];
           await other.waitIdle();
           const eventsBefore = await countEvents(sql);
+          const plansBefore = await countPlans(sql);
           const r = await createLoad(options, sql, target, tenant, best[side]);
           best[side] = Math.max(best[side], r.rps);
-          const created = r.requests - r.errors;
-          const eventsPerCreate = ((await countEvents(sql)) - eventsBefore) / Math.max(1, created);
+          const eventsPerCreate =
+            ((await countEvents(sql)) - eventsBefore) /
+            Math.max(1, (await countPlans(sql)) - plansBefore);
           out.push({
             dialect,
             repeat,
@@ -483,10 +494,10 @@ async function costPart(options: Options, dialect: Dialect, out: CostRun[]): Pro
 
 async function fanoutPart(options: Options, dialect: Dialect, out: FanoutRun[]): Promise<void> {
   const receiver = new Receiver();
-  await receiver.listen();
+  await receiver.start();
   try {
     await withDatabase(dialect, async (database, sql) => {
-      const tenant = await seedTenant(sql, 'Bench');
+      const tenant = await seedAndAnalyze(sql);
       const queuer = await startService(`fanout-${dialect}-queue`, database, {
         WEBHOOK_DISPATCHER: 'off',
       });
@@ -684,95 +695,103 @@ function toDate(value: unknown): Date {
 
 async function lagPart(options: Options, dialect: Dialect, out: LagRun[]): Promise<void> {
   const receiver = new Receiver();
-  await receiver.listen();
+  await receiver.start();
   try {
     await withDatabase(dialect, async (database, sql) => {
-      const tenant = await seedTenant(sql, 'Bench');
-      const target = await startService(`lag-${dialect}`, database, {});
-      try {
-        let endpointId: string | undefined;
-        let best = 1500;
-        for (const subscription of options.subscriptions) {
-          if (endpointId) {
-            await api(target, tenant, 'DELETE', `/v0/webhookEndpoints/${endpointId}`);
-          }
-          const created = await api<{ id: string; secret: string }>(
-            target,
-            tenant,
-            'POST',
-            '/v0/webhookEndpoints',
-            { url: `${receiver.url}/lag`, enabledEvents: [subscription] },
-          );
-          endpointId = created.id;
-          receiver.secretFor('/lag', created.secret);
-          for (let repeat = 0; repeat < options.lagRepeats; repeat++) {
-            await target.waitIdle();
-            void receiver.expect(Infinity);
-            let sampling = true;
-            let maxAge = 0;
-            let maxPending = 0;
-            let samples = 0;
-            let queuedBefore = 0;
-            const sample = async (): Promise<number> => {
-              const [row] = await sql.all<{ oldest: unknown; pending: number | string }>(
-                'SELECT MIN(created_at) AS oldest, COUNT(*) AS pending FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL',
-              );
-              const pending = Number(row.pending);
-              const age =
-                pending > 0 && row.oldest !== null
-                  ? (Date.now() - toDate(row.oldest).getTime()) / 1000
-                  : 0;
-              samples++;
-              maxAge = Math.max(maxAge, age);
-              maxPending = Math.max(maxPending, pending);
-              return pending;
-            };
-            queuedBefore = await count(sql, 'SELECT COUNT(*) AS n FROM webhook_deliveries');
-            const sampler = (async () => {
-              while (sampling) {
-                await sample();
-                await new Promise((r) => setTimeout(r, 200));
-              }
-            })();
-            const r = await createLoad({ ...options, warmup: 0 }, sql, target, tenant, best);
-            best = Math.max(best, r.rps);
-            const loadEnded = Date.now();
-            sampling = false;
-            await sampler;
-            let drainSeconds = NaN;
-            while (Date.now() - loadEnded < 120_000) {
-              if ((await sample()) === 0) {
-                drainSeconds = (Date.now() - loadEnded) / 1000;
-                break;
-              }
-              await new Promise((res) => setTimeout(res, 200));
+      const tenant = await seedAndAnalyze(sql);
+      let best = 1500;
+      for (const endpointConcurrency of options.endpointConcurrency) {
+        const target = await startService(`lag-${dialect}-${endpointConcurrency}`, database, {
+          WEBHOOK_ENDPOINT_CONCURRENCY: String(endpointConcurrency),
+        });
+        try {
+          let endpointId: string | undefined;
+          for (const subscription of options.subscriptions) {
+            if (endpointId) {
+              await api(target, tenant, 'DELETE', `/v0/webhookEndpoints/${endpointId}`);
             }
-            const queued =
-              (await count(sql, 'SELECT COUNT(*) AS n FROM webhook_deliveries')) - queuedBefore;
-            const run: LagRun = {
-              dialect,
-              subscription,
-              repeat,
-              rps: r.rps,
-              cpuUsPerRequest: r.cpuUs,
-              queued,
-              samples,
-              maxAgeSeconds: maxAge,
-              maxPending,
-              drainSeconds,
-              errors: r.errors + receiver.forged,
-            };
-            out.push(run);
-            log(
-              `  ${dialect} lag #${repeat + 1} [${subscription}]: ${r.rps.toFixed(0)} creates/s, ` +
-                `CPU ${r.cpuUs.toFixed(0)} µs/request, ${queued} deliveries, oldest undelivered ` +
-                `at most ${maxAge.toFixed(2)} s old (${samples} samples, at most ${maxPending} pending), ` +
-                `drained ${drainSeconds.toFixed(1)} s after the load`,
+            const created = await api<{ id: string; secret: string }>(
+              target,
+              tenant,
+              'POST',
+              '/v0/webhookEndpoints',
+              { url: `${receiver.url}/lag`, enabledEvents: [subscription] },
             );
+            endpointId = created.id;
+            receiver.secretFor('/lag', created.secret);
+            for (let repeat = 0; repeat < options.lagRepeats; repeat++) {
+              await target.waitIdle();
+              void receiver.expect(null);
+              let sampling = true;
+              let maxAge = 0;
+              let maxPending = 0;
+              let samples = 0;
+              let queuedBefore = 0;
+              const sample = async (): Promise<number> => {
+                const [row] = await sql.all<{ oldest: unknown; pending: number | string }>(
+                  'SELECT MIN(created_at) AS oldest, COUNT(*) AS pending FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL',
+                );
+                const pending = Number(row.pending);
+                const age =
+                  pending > 0 && row.oldest !== null
+                    ? (Date.now() - toDate(row.oldest).getTime()) / 1000
+                    : 0;
+                samples++;
+                maxAge = Math.max(maxAge, age);
+                maxPending = Math.max(maxPending, pending);
+                return pending;
+              };
+              queuedBefore = await count(sql, 'SELECT COUNT(*) AS n FROM webhook_deliveries');
+              const sampler = (async () => {
+                while (sampling) {
+                  await sample();
+                  await new Promise((r) => setTimeout(r, 200));
+                }
+              })();
+              const r = await createLoad({ ...options, warmup: 0 }, sql, target, tenant, best);
+              best = Math.max(best, r.rps);
+              const loadEnded = Date.now();
+              const deliveredDuringLoad = (await receiver.status()).count;
+              sampling = false;
+              await sampler;
+              let drainSeconds = NaN;
+              while (Date.now() - loadEnded < 120_000) {
+                if ((await sample()) === 0) {
+                  drainSeconds = (Date.now() - loadEnded) / 1000;
+                  break;
+                }
+                await new Promise((res) => setTimeout(res, 200));
+              }
+              const queued =
+                (await count(sql, 'SELECT COUNT(*) AS n FROM webhook_deliveries')) - queuedBefore;
+              await receiver.status();
+              const run: LagRun = {
+                dialect,
+                subscription,
+                endpointConcurrency,
+                repeat,
+                rps: r.rps,
+                cpuUsPerRequest: r.cpuUs,
+                queued,
+                samples,
+                maxAgeSeconds: maxAge,
+                maxPending,
+                drainSeconds,
+                deliveredDuringLoad,
+                errors: r.errors + receiver.forged,
+              };
+              out.push(run);
+              log(
+                `  ${dialect} lag #${repeat + 1} [${subscription}, ${endpointConcurrency} per endpoint]: ${r.rps.toFixed(0)} creates/s, ` +
+                  `CPU ${r.cpuUs.toFixed(0)} µs/request, ${queued} deliveries (${deliveredDuringLoad} during the load), oldest undelivered ` +
+                  `at most ${maxAge.toFixed(2)} s old (${samples} samples, at most ${maxPending} pending), ` +
+                  `drained ${drainSeconds.toFixed(1)} s after the load`,
+              );
+            }
           }
+        } finally {
+          await target.stop();
         }
-      } finally {
-        await target.stop();
       }
     });
   } finally {
@@ -866,17 +885,24 @@ function render(saved: Saved): string {
       `${o.connections} connections for ${o.duration} s against one instance with the dispatcher on, ${o.lagRepeats} runs per subscription. ` +
         'Every 200 ms the harness reads `MIN(created_at)` and `COUNT(*)` of the deliveries not yet made (`next_attempt_at IS NOT NULL`, in flight included) and takes now minus the oldest; after the load it goes on until none is left (drain).',
       '',
-      '| database | endpoint subscribed to | creates/s | CPU µs/req (dispatcher included) | deliveries | most pending | oldest undelivered, max s | drain after the load, s | target < 2 s | met |',
-      '|---|---|--:|--:|--:|--:|--:|--:|--:|:-:|',
+      '| database | endpoint subscribed to | WEBHOOK_ENDPOINT_CONCURRENCY | creates/s | CPU µs/req (dispatcher included) | deliveries (during the load) | most pending | oldest undelivered, max s | drain after the load, s | target < 2 s | met |',
+      '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|',
     );
     for (const dialect of o.dialects) {
-      for (const subscription of o.subscriptions) {
-        const runs = lag.filter((r) => r.dialect === dialect && r.subscription === subscription);
-        if (runs.length === 0) continue;
-        const maxAge = Math.max(...runs.map((r) => r.maxAgeSeconds));
-        lines.push(
-          `| ${DB_NAME[dialect]} | \`${subscription}\` | ${f0(median(runs.map((r) => r.rps)))} | ${f0(median(runs.map((r) => r.cpuUsPerRequest)))} | ${f0(median(runs.map((r) => r.queued)))} | ${f0(Math.max(...runs.map((r) => r.maxPending)))} | **${f2(maxAge)}** (${runs.map((r) => f2(r.maxAgeSeconds)).join(', ')}) | ${runs.map((r) => f2(r.drainSeconds)).join(', ')} | ${LAG_TARGET_S} | ${yes(maxAge < LAG_TARGET_S)} |`,
-        );
+      for (const concurrency of o.endpointConcurrency) {
+        for (const subscription of o.subscriptions) {
+          const runs = lag.filter(
+            (r) =>
+              r.dialect === dialect &&
+              r.subscription === subscription &&
+              r.endpointConcurrency === concurrency,
+          );
+          if (runs.length === 0) continue;
+          const maxAge = Math.max(...runs.map((r) => r.maxAgeSeconds));
+          lines.push(
+            `| ${DB_NAME[dialect]} | \`${subscription}\` | ${concurrency}${concurrency === 4 ? ' (default)' : ''} | ${f0(median(runs.map((r) => r.rps)))} | ${f0(median(runs.map((r) => r.cpuUsPerRequest)))} | ${f0(median(runs.map((r) => r.queued)))} (${f0(median(runs.map((r) => r.deliveredDuringLoad)))}) | ${f0(Math.max(...runs.map((r) => r.maxPending)))} | **${f2(maxAge)}** (${runs.map((r) => f2(r.maxAgeSeconds)).join(', ')}) | ${runs.map((r) => f2(r.drainSeconds)).join(', ')} | ${LAG_TARGET_S} | ${yes(maxAge < LAG_TARGET_S)} |`,
+          );
+        }
       }
     }
   }
