@@ -700,12 +700,13 @@ async function lagPart(options: Options, dialect: Dialect, out: LagRun[]): Promi
     await withDatabase(dialect, async (database, sql) => {
       const tenant = await seedAndAnalyze(sql);
       let best = 1500;
+      // One endpoint at a time: each subscription's replaces the previous one (deleted).
+      let endpointId: string | undefined;
       for (const endpointConcurrency of options.endpointConcurrency) {
         const target = await startService(`lag-${dialect}-${endpointConcurrency}`, database, {
           WEBHOOK_ENDPOINT_CONCURRENCY: String(endpointConcurrency),
         });
         try {
-          let endpointId: string | undefined;
           for (const subscription of options.subscriptions) {
             if (endpointId) {
               await api(target, tenant, 'DELETE', `/v0/webhookEndpoints/${endpointId}`);
