@@ -51,6 +51,8 @@ export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
   private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
+  /** What each transaction at work has left for its end (see atEnd), by its entity manager. */
+  private readonly endOfUnit = new WeakMap<EntityManager, (() => Promise<void>)[]>();
 
   /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
   readonly isPostgres: boolean;
@@ -61,6 +63,19 @@ export class Database {
   ) {
     this.isPostgres = dialect === 'postgres';
     if (!this.isPostgres) this.sqliteLock = new Mutex();
+  }
+
+  /**
+   * Runs `work` at the end of the transaction of `manager`: after the transaction's own work,
+   * before an idempotent answer is stored and before the commit, in the order asked (work added
+   * meanwhile runs too). Returns false, and runs nothing, when `manager` is not that of a
+   * transaction of `transaction` still at work: the caller then does the work at once.
+   */
+  atEnd(manager: EntityManager, work: () => Promise<void>): boolean {
+    const ending = this.endOfUnit.get(manager);
+    if (!ending) return false;
+    ending.push(work);
+    return true;
   }
 
   /**
@@ -83,13 +98,16 @@ export class Database {
     options: UnitOptions = {},
   ): Promise<T> {
     const armed = hook?.armed ? hook : undefined;
-    const unit = !armed
-      ? work
-      : async (manager: EntityManager) => {
-          const result = await work(manager);
-          await armed.run(manager, result);
-          return result;
-        };
+    const unit = async (manager: EntityManager) => {
+      const ending: (() => Promise<void>)[] = [];
+      this.endOfUnit.set(manager, ending);
+      const result = await work(manager);
+      // What the work left for its end (events recorded in one statement), in order.
+      for (let next = ending.shift(); next; next = ending.shift()) await next();
+      this.endOfUnit.delete(manager);
+      if (armed) await armed.run(manager, result);
+      return result;
+    };
     const result = this.sqliteLock
       ? await this.sqliteTransaction(this.sqliteLock, unit, options.first ? 1 : 0)
       : await this.postgresTransaction(unit);

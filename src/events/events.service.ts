@@ -49,6 +49,8 @@ export const SWEEP_BATCH = 500;
 export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly recordedListeners: RecordedListener[] = [];
   private readonly sweepListeners: SweepListener[] = [];
+  /** The events recorded in each transaction at work, inserted at its end (Database.atEnd). */
+  private readonly batches = new WeakMap<EntityManager, EventRecord[]>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
 
@@ -93,9 +95,26 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
       actorId: input.actor.id,
       createdAt: new Date(),
     };
-    await this.events.insert(m, event);
-    for (const listener of this.recordedListeners) await listener(m, event);
+    // A transaction's events go in together at its end: one statement, not one per event.
+    const batch = this.batches.get(m);
+    if (batch) batch.push(event);
+    else if (this.db.atEnd(m, () => this.insert(m))) this.batches.set(m, [event]);
+    else await this.insertNow(m, [event]);
     return toEventResponse(event);
+  }
+
+  private async insert(m: EntityManager): Promise<void> {
+    const batch = this.batches.get(m) ?? [];
+    this.batches.delete(m);
+    await this.insertNow(m, batch);
+  }
+
+  /** The events' rows, then each one's listeners (its deliveries reference its row). */
+  private async insertNow(m: EntityManager, events: EventRecord[]): Promise<void> {
+    await this.events.insertMany(m, events);
+    for (const event of events) {
+      for (const listener of this.recordedListeners) await listener(m, event);
+    }
   }
 
   /**
