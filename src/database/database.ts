@@ -88,9 +88,10 @@ export class Database {
   }
 
   /**
-   * Runs `work` in one transaction: everything it writes lands together or not at all. With an
-   * armed `hook` (the request's Idempotency-Key answer, see commit-hook.ts), the hook runs after
-   * `work`, inside the same transaction, and is settled once that commits.
+   * Runs `work` in one transaction: everything it writes lands together or not at all. What
+   * `work` left for the end (`atEnd`) runs after it, then an armed `hook` (the request's
+   * Idempotency-Key answer, see commit-hook.ts), inside the same transaction; the hook is settled
+   * once that commits. `options.first`: see UnitOptions.
    */
   async transaction<T>(
     work: (manager: EntityManager) => Promise<T>,
@@ -204,15 +205,9 @@ export class Database {
    * failed (a timeout, a network cut) is discarded by the pool rather than handed on, which a
    * query runner held across statements would not do.
    */
-  async read<T>(
-    work: (manager: EntityManager) => Promise<T>,
-    options: UnitOptions = {},
-  ): Promise<T> {
+  async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.sqliteLock) {
-      return this.sqliteLock.runExclusive(
-        () => work(this.dataSource.manager),
-        options.first ? 1 : 0,
-      );
+      return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
     }
     return work(this.dataSource.manager);
   }
