@@ -76,6 +76,11 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** CPU time (user + system) process `pid` used so far, in milliseconds (USER_HZ is 100). */
+export function processCpuMs(pid: number): number {
+  return cpuTicks(pid) * 10;
+}
+
 async function waitForIdle(pid: number): Promise<void> {
   const deadline = Date.now() + 15_000;
   let last = cpuTicks(pid);
@@ -115,6 +120,8 @@ export interface StartOptions {
   /** Extra node flags, such as --cpu-prof. */
   nodeArgs?: string[];
   baselineEntry?: string;
+  /** Called with the child's pid as soon as it is spawned, before it answers /healthz. */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Starts the built service (node dist/src/main.js) or the compiled baseline on a free port. */
@@ -138,6 +145,7 @@ export async function startTarget(options: StartOptions): Promise<Target> {
     stdio: ['ignore', log, log],
   });
   closeSync(log);
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(url, child, options.logFile);

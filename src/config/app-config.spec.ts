@@ -20,7 +20,11 @@ describe('loadConfig: events and webhooks', () => {
 
   it('uses the documented defaults (API.md 5.6 and 5.7)', () => {
     const config = loadConfig(base);
-    expect(config.events).toEqual({ retentionDays: 30, sweepIntervalSeconds: 3600 });
+    expect(config.events).toEqual({
+      retentionDays: 30,
+      sweepIntervalSeconds: 3600,
+      recording: true,
+    });
     expect(config.webhooks).toEqual({
       retryScheduleSeconds: [5, 300, 1800, 7200, 18000, 36000, 36000],
       allowPrivateNetworks: false,
@@ -41,8 +45,10 @@ describe('loadConfig: events and webhooks', () => {
       WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_DISPATCHER: 'off',
+      EVENTS_RECORDING: 'off',
     });
     expect(config.events.retentionDays).toBe(7);
+    expect(config.events.recording).toBe(false);
     expect(config.webhooks).toMatchObject({
       retryScheduleSeconds: [1, 2, 3],
       allowPrivateNetworks: true,
@@ -59,6 +65,7 @@ describe('loadConfig: events and webhooks', () => {
       WEBHOOK_CONCURRENCY: '0',
       WEBHOOK_TIMEOUT_SECONDS: '30',
       WEBHOOK_LEASE_SECONDS: '20',
+      EVENTS_RECORDING: 'false',
     });
     expect(problems.join('\n')).toEqual(
       expect.stringContaining('EVENT_RETENTION_DAYS must be a whole number from 1 to 3650'),
@@ -68,6 +75,7 @@ describe('loadConfig: events and webhooks', () => {
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
       'WEBHOOK_CONCURRENCY',
       'WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS',
+      'EVENTS_RECORDING must be on or off',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

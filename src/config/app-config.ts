@@ -51,13 +51,20 @@ export interface EventsConfig {
   retentionDays: number;
   /** EVENT_RETENTION_SWEEP_SECONDS (default 3600): how often the retention sweep runs. */
   sweepIntervalSeconds: number;
+  /**
+   * EVENTS_RECORDING (`on` or `off`, default on). Off: `EventsService.record` records nothing, so
+   * no event is kept and no webhook queued. Only for measuring what events cost (npm run
+   * bench:events); it breaks the contract (API.md section 5.6), and start-up warns.
+   */
+  recording: boolean;
 }
 
 /** Webhook delivery (API.md section 5.7). */
 export interface WebhooksConfig {
   /**
    * WEBHOOK_RETRY_SCHEDULE: the delays in seconds before each retry after a failed attempt
-   * (default 5,300,1800,7200,18000,36000,36000: about 3 days); after the last one, given up.
+   * (default 5,300,1800,7200,18000,36000,36000: 8 attempts over 27.6 hours); after the last one,
+   * given up.
    */
   retryScheduleSeconds: number[];
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: http:// and internal addresses allowed (development, tests). */
@@ -112,6 +119,19 @@ function parseRetrySchedule(problems: string[], raw: string | undefined): number
     return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
   }
   return parts.map(Number);
+}
+
+/** A switch spelled `on` or `off`, nothing else. */
+function parseOnOff(
+  problems: string[],
+  name: string,
+  raw: string | undefined,
+  fallback: boolean,
+): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  problems.push(`${name} must be on or off (got "${raw}")`);
+  return fallback;
 }
 
 function parseBoolean(
@@ -328,6 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       1,
       86400,
     ),
+    recording: parseOnOff(problems, 'EVENTS_RECORDING', env.EVENTS_RECORDING, true),
   };
   const webhooks: WebhooksConfig = {
     retryScheduleSeconds: parseRetrySchedule(problems, env.WEBHOOK_RETRY_SCHEDULE),

@@ -22,6 +22,21 @@ export const SQLITE_LOCK_WAIT_MS = 5000;
 /** What a unit of work was (`db.transaction` or `db.read`) and how long it took, in seconds. */
 export type UnitOfWorkTimer = (kind: 'transaction' | 'read', seconds: number) => void;
 
+/** How a unit of work waits for the database. */
+export interface UnitOptions {
+  /**
+   * SQLite runs one unit of work at a time: a unit with `first` goes before the waiting units
+   * without it. The webhook dispatcher's units take it, so that delivery keeps pace with the
+   * writes that queue deliveries however many requests wait (at most WEBHOOK_CONCURRENCY + 1 of
+   * its units wait at once; each is a few short statements). No effect on PostgreSQL, whose
+   * units run side by side.
+   */
+  first?: boolean;
+}
+
+/** A unit of work that goes first on SQLite (see UnitOptions). */
+export const FIRST: UnitOptions = { first: true };
+
 function isSqliteBusy(err: unknown): boolean {
   return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
 }
@@ -52,6 +67,8 @@ export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
   private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
+  /** What each transaction at work has left for its end (see atEnd), by its entity manager. */
+  private readonly endOfUnit = new WeakMap<EntityManager, (() => Promise<void>)[]>();
 
   /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
   readonly isPostgres: boolean;
@@ -68,6 +85,19 @@ export class Database {
   }
 
   /**
+   * Runs `work` at the end of the transaction of `manager`: after the transaction's own work,
+   * before an idempotent answer is stored and before the commit, in the order asked (work added
+   * meanwhile runs too). Returns false, and runs nothing, when `manager` is not that of a
+   * transaction of `transaction` still at work: the caller then does the work at once.
+   */
+  atEnd(manager: EntityManager, work: () => Promise<void>): boolean {
+    const ending = this.endOfUnit.get(manager);
+    if (!ending) return false;
+    ending.push(work);
+    return true;
+  }
+
+  /**
    * The lock option for a read-modify-write inside `transaction`: SELECT ... FOR UPDATE on
    * PostgreSQL, so concurrent writers of one row queue up; nothing on SQLite, whose writes are
    * already serialized. Use as `manager.findOne(Entity, { where, lock: db.rowLock })`.
@@ -77,14 +107,19 @@ export class Database {
   }
 
   /**
-   * Runs `work` in one transaction: everything it writes lands together or not at all. With an
-   * armed `hook` (the request's Idempotency-Key answer, see commit-hook.ts), the hook runs after
-   * `work`, inside the same transaction, and is settled once that commits.
+   * Runs `work` in one transaction: everything it writes lands together or not at all. What
+   * `work` left for the end (`atEnd`) runs after it, then an armed `hook` (the request's
+   * Idempotency-Key answer, see commit-hook.ts), inside the same transaction; the hook is settled
+   * once that commits. `options.first`: see UnitOptions.
    */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>, hook?: CommitHook): Promise<T> {
+  transaction<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    hook?: CommitHook,
+    options: UnitOptions = {},
+  ): Promise<T> {
     const timing = this.timing;
-    if (!timing) return this.runTransaction(work, hook);
-    return timed(timing, 'transaction', () => this.runTransaction(work, hook));
+    if (!timing) return this.runTransaction(work, hook, options);
+    return timed(timing, 'transaction', () => this.runTransaction(work, hook, options));
   }
 
   /**
@@ -98,17 +133,21 @@ export class Database {
   private async runTransaction<T>(
     work: (manager: EntityManager) => Promise<T>,
     hook?: CommitHook,
+    options: UnitOptions = {},
   ): Promise<T> {
     const armed = hook?.armed ? hook : undefined;
-    const unit = !armed
-      ? work
-      : async (manager: EntityManager) => {
-          const result = await work(manager);
-          await armed.run(manager, result);
-          return result;
-        };
+    const unit = async (manager: EntityManager) => {
+      const ending: (() => Promise<void>)[] = [];
+      this.endOfUnit.set(manager, ending);
+      const result = await work(manager);
+      // What the work left for its end (events recorded in one statement), in order.
+      for (let next = ending.shift(); next; next = ending.shift()) await next();
+      this.endOfUnit.delete(manager);
+      if (armed) await armed.run(manager, result);
+      return result;
+    };
     const result = this.sqliteLock
-      ? await this.sqliteTransaction(this.sqliteLock, unit)
+      ? await this.sqliteTransaction(this.sqliteLock, unit, options.first ? 1 : 0)
       : await this.postgresTransaction(unit);
     armed?.settle();
     return result;
@@ -166,6 +205,7 @@ export class Database {
   private async sqliteTransaction<T>(
     mutex: Mutex,
     work: (manager: EntityManager) => Promise<T>,
+    priority: number,
   ): Promise<T> {
     const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
@@ -190,7 +230,7 @@ export class Database {
           Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
           await runner.release();
         }
-      });
+      }, priority);
       if (outcome) return outcome.result;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }

@@ -50,6 +50,8 @@ export const SWEEP_BATCH = 500;
 export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly recordedListeners: RecordedListener[] = [];
   private readonly sweepListeners: SweepListener[] = [];
+  /** The events recorded in each transaction at work, inserted at its end (Database.atEnd). */
+  private readonly batches = new WeakMap<EntityManager, EventRecord[]>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
 
@@ -76,8 +78,10 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Records one event in the caller's write transaction `m`: it commits with the write or not at
    * all. Call it once per changed resource, after the change, with the resource's response.
+   * Returns the event as GET shows it, or null when EVENTS_RECORDING=off (nothing recorded).
    */
-  async record(m: EntityManager, input: RecordEventInput): Promise<EventResponse> {
+  async record(m: EntityManager, input: RecordEventInput): Promise<EventResponse | null> {
+    if (!this.config.events.recording) return null;
     const object: Record<string, unknown> = { ...(input.object as Record<string, unknown>) };
     for (const key of NEVER_RECORDED) delete object[key];
     const event: EventRecord = {
@@ -93,10 +97,27 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
       actorId: input.actor.id,
       createdAt: new Date(),
     };
-    await this.events.insert(m, event);
-    for (const listener of this.recordedListeners) await listener(m, event);
-    this.metrics.eventsRecorded.inc({ type: event.type });
+    // A transaction's events go in together at its end: one statement, not one per event.
+    const batch = this.batches.get(m);
+    if (batch) batch.push(event);
+    else if (this.db.atEnd(m, () => this.insert(m))) this.batches.set(m, [event]);
+    else await this.insertNow(m, [event]);
     return toEventResponse(event);
+  }
+
+  private async insert(m: EntityManager): Promise<void> {
+    const batch = this.batches.get(m) ?? [];
+    this.batches.delete(m);
+    await this.insertNow(m, batch);
+  }
+
+  /** The events' rows, then each one's listeners (its deliveries reference its row). */
+  private async insertNow(m: EntityManager, events: EventRecord[]): Promise<void> {
+    await this.events.insertMany(m, events);
+    for (const event of events) {
+      for (const listener of this.recordedListeners) await listener(m, event);
+      this.metrics.eventsRecorded.inc({ type: event.type });
+    }
   }
 
   /**
@@ -109,6 +130,7 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     before: object,
     after: object,
   ): Promise<void> {
+    if (!this.config.events.recording) return;
     const previousAttributes = EventsService.changes(before, after);
     if (previousAttributes) await this.record(m, { ...input, object: after, previousAttributes });
   }
@@ -167,6 +189,11 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
+    if (!this.config.events.recording) {
+      this.logger.warn(
+        'EVENTS_RECORDING=off: no event is recorded and no webhook queued. This switch only measures what events cost (npm run bench:events); never run a real service with it.',
+      );
+    }
     this.sweepTimer = setInterval(
       () =>
         void this.sweep().catch((err: unknown) => this.logger.warn({ err }, 'event sweep failed')),

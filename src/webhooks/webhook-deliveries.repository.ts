@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, IsNull, Not } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
+import { EventRecord } from '../events/entities/event.entity';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 
@@ -13,12 +13,19 @@ export interface AttemptFilters {
 /** The queries of webhook_deliveries and webhook_attempts; each takes the caller's manager. */
 @Injectable()
 export class WebhookDeliveriesRepository {
+  private built?: ReturnType<typeof deliveryStatements>;
+
   constructor(private readonly db: Database) {}
 
+  private get sql(): ReturnType<typeof deliveryStatements> {
+    return (this.built ??= deliveryStatements(this.db));
+  }
+
+  /** In the transaction of the event: constant SQL (EntityTable), one statement per delivery. */
   async insert(m: EntityManager, deliveries: WebhookDelivery[]): Promise<void> {
-    // The relation properties (left undefined) hold free-form JSON that TypeORM's type cannot follow.
-    if (deliveries.length > 0) {
-      await m.insert(WebhookDelivery, deliveries as QueryDeepPartialEntity<WebhookDelivery>[]);
+    const table = this.sql.deliveries;
+    for (const delivery of deliveries) {
+      await this.db.execute(m, table.insertSql, table.values(delivery));
     }
   }
 
@@ -26,50 +33,61 @@ export class WebhookDeliveriesRepository {
    * Up to `limit` deliveries due at `now`, oldest due first, leaving out `busyEndpoints`. On
    * PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED: another instance claiming at the same
    * moment skips them instead of waiting, and takes others. (On SQLite one process delivers and
-   * its transactions already run one at a time.)
+   * its transactions already run one at a time.) The dispatcher's statements are constant SQL
+   * (EntityTable): each delivery runs several, and they are most of its cost.
    */
-  due(
+  async due(
     m: EntityManager,
     now: Date,
     limit: number,
     busyEndpoints: string[],
   ): Promise<WebhookDelivery[]> {
-    const qb = m
-      .createQueryBuilder(WebhookDelivery, 'd')
-      .where('d.nextAttemptAt IS NOT NULL')
-      .andWhere('d.nextAttemptAt <= :now', { now });
-    if (busyEndpoints.length > 0) {
-      qb.andWhere('d.endpointId NOT IN (:...busy)', { busy: busyEndpoints });
-    }
-    qb.orderBy('d.nextAttemptAt', 'ASC').limit(limit);
-    if (this.db.isPostgres) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
-    return qb.getMany();
+    const sql = this.sql;
+    const rows = await this.db.rows(m, sql.due(busyEndpoints.length), [
+      sql.deliveries.param('nextAttemptAt', now),
+      ...busyEndpoints,
+      limit,
+    ]);
+    return rows.map((row) => sql.deliveries.fromRow(row));
   }
 
   /** Moves claimed deliveries a lease ahead under this claim's token. */
   async lease(m: EntityManager, ids: string[], until: Date, token: string): Promise<void> {
     if (ids.length === 0) return;
-    await m.update(
-      WebhookDelivery,
-      { id: In(ids) },
-      { nextAttemptAt: until, leaseToken: token, updatedAt: new Date() },
-    );
+    const { deliveries, lease } = this.sql;
+    await this.db.execute(m, lease(ids.length), [
+      deliveries.param('nextAttemptAt', until),
+      token,
+      deliveries.param('updatedAt', new Date()),
+      ...ids,
+    ]);
   }
 
   /** The delivery if this claim still holds it (its lease was not taken over), locked. */
-  held(m: EntityManager, id: string, token: string): Promise<WebhookDelivery | null> {
-    return m.findOne(WebhookDelivery, {
-      where: { id, leaseToken: token },
-      lock: this.db.rowLock,
-    });
+  async held(m: EntityManager, id: string, token: string): Promise<WebhookDelivery | null> {
+    const { deliveries, held } = this.sql;
+    const [row] = await this.db.rows(m, held, [id, token]);
+    return row ? deliveries.fromRow(row) : null;
   }
 
-  async update(
-    m: EntityManager,
-    id: string,
-    changes: QueryDeepPartialEntity<WebhookDelivery>,
-  ): Promise<void> {
-    await m.update(WebhookDelivery, { id }, { ...changes, updatedAt: new Date() });
+  /** Sets `changes` (and a new updatedAt) on one delivery. */
+  async update(m: EntityManager, id: string, changes: Partial<WebhookDelivery>): Promise<void> {
+    const sql = this.sql;
+    const set: Partial<WebhookDelivery> = { ...changes, updatedAt: new Date() };
+    const properties = (Object.keys(set) as (keyof WebhookDelivery)[]).filter(
+      (p) => set[p] !== undefined,
+    );
+    await this.db.execute(m, sql.update(properties), [
+      ...properties.map((p) => sql.deliveries.param(p, set[p])),
+      id,
+    ]);
+  }
+
+  /** The event a claimed delivery sends. */
+  async event(m: EntityManager, id: string): Promise<EventRecord | null> {
+    const { events, event } = this.sql;
+    const [row] = await this.db.rows(m, event, [id]);
+    return row ? events.fromRow(row) : null;
   }
 
   /** Cancels what an endpoint still had to receive (it was disabled or deleted). */
@@ -95,7 +113,8 @@ export class WebhookDeliveriesRepository {
   }
 
   async insertAttempt(m: EntityManager, attempt: WebhookAttempt): Promise<void> {
-    await m.insert(WebhookAttempt, attempt as QueryDeepPartialEntity<WebhookAttempt>);
+    const { attempts } = this.sql;
+    await this.db.execute(m, attempts.insertSql, attempts.values(attempt));
   }
 
   attemptsPage(
@@ -130,4 +149,63 @@ export class WebhookDeliveriesRepository {
       await m.delete(WebhookDelivery, { id: In(chunk) });
     }
   }
+}
+
+/** The dispatcher's statements, built once; the ones with a list are built once per length. */
+function deliveryStatements(db: Database) {
+  const deliveries = db.table(WebhookDelivery);
+  const attempts = db.table(WebhookAttempt);
+  const events = db.table(EventRecord);
+  const byCount = (build: (n: number) => string) => {
+    const built = new Map<number, string>();
+    return (n: number) => {
+      let text = built.get(n);
+      if (text === undefined) built.set(n, (text = build(n)));
+      return text;
+    };
+  };
+  const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+  const updates = new Map<string, string>();
+  const columnOf = new Map(
+    db.dataSource.getMetadata(WebhookDelivery).columns.map((c) => [c.propertyName, c.databaseName]),
+  );
+  return {
+    deliveries,
+    attempts,
+    events,
+    /** Parameters: now, the busy endpoints, the limit. */
+    due: byCount(
+      (busy) =>
+        `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" ` +
+        'WHERE "next_attempt_at" IS NOT NULL AND "next_attempt_at" <= ?' +
+        (busy > 0 ? ` AND "endpoint_id" NOT IN (${marks(busy)})` : '') +
+        ' ORDER BY "next_attempt_at" ASC LIMIT ?' +
+        (db.isPostgres ? ' FOR UPDATE SKIP LOCKED' : ''),
+    ),
+    /** Parameters: the lease's end, its token, updatedAt, the ids. */
+    lease: byCount(
+      (n) =>
+        'UPDATE "webhook_deliveries" SET "next_attempt_at" = ?, "lease_token" = ?, "updated_at" = ? ' +
+        `WHERE "id" IN (${marks(n)})`,
+    ),
+    held:
+      `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" WHERE "id" = ? AND "lease_token" = ?` +
+      (db.isPostgres ? ' FOR UPDATE' : ''),
+    event: `SELECT ${events.columnList()} FROM "events" WHERE "id" = ?`,
+    /** Parameters: the value of each property, then the id. */
+    update(properties: string[]): string {
+      const key = properties.join(',');
+      let text = updates.get(key);
+      if (text === undefined) {
+        const set = properties.map((p) => {
+          const column = columnOf.get(p);
+          if (!column) throw new Error(`webhook_deliveries has no column for ${p}`);
+          return `"${column}" = ?`;
+        });
+        text = `UPDATE "webhook_deliveries" SET ${set.join(', ')} WHERE "id" = ?`;
+        updates.set(key, text);
+      }
+      return text;
+    },
+  };
 }

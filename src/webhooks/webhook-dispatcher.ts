@@ -1,9 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ID_PREFIXES, newId } from '../common/ids';
-import { Database } from '../database/database';
+import { Database, FIRST } from '../database/database';
 import { Metrics } from '../platform/metrics';
 import { toEventResponse } from '../events/dto/event.response';
 import { EventRecord } from '../events/entities/event.entity';
@@ -45,9 +46,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private stopping = false;
   private polling?: Promise<void>;
   private pollAgain = false;
+  /** When the scheduled poll runs (Infinity: none is scheduled). */
+  private nextTickAt = Infinity;
   private readonly inFlight = new Map<string, { endpointId: string; done: Promise<void> }>();
   private readonly perEndpoint = new Map<string, number>();
   private readonly abort = new AbortController();
+  /** The dispatcher's units of work go first on SQLite, so delivery keeps pace with writes. */
+  private readonly transaction = <T>(work: (m: EntityManager) => Promise<T>) =>
+    this.db.transaction(work, undefined, FIRST);
 
   constructor(
     private readonly db: Database,
@@ -85,16 +91,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.pollAgain = true;
       return;
     }
+    // A poll already due as soon stands: writes queueing faster than `delayMs` must not keep
+    // pushing it back (they did: under a steady load nothing was delivered until it ended).
+    if (this.nextTickAt <= Date.now() + delayMs) return;
     this.schedule(delayMs);
   }
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
+    this.nextTickAt = Date.now() + delayMs;
     this.timer = setTimeout(() => this.tick(), delayMs);
     this.timer.unref();
   }
 
   private tick(): void {
+    this.nextTickAt = Infinity;
     if (!this.running || this.polling) return;
     this.polling = this.poll()
       .catch((err: unknown) => this.logger.warn({ err }, 'webhook poll failed'))
@@ -124,7 +135,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       .map(([id]) => id);
     const token = randomUUID();
     const now = new Date();
-    const chosen = await this.db.transaction(async (m) => {
+    return this.transaction(async (m) => {
       const due = await this.deliveries.due(m, now, free * CANDIDATES_PER_SLOT, busy);
       const taken: WebhookDelivery[] = [];
       const counts = new Map(this.perEndpoint);
@@ -142,14 +153,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         until,
         token,
       );
-      return taken.map((d) => ({ ...d, leaseToken: token, nextAttemptAt: until }));
-    });
-    if (chosen.length === 0) return [];
-    return this.db.read(async (m) => {
+      // What each attempt sends, read in the same transaction: one wait for the database.
       const out: Claimed[] = [];
-      for (const delivery of chosen) {
-        const endpoint = await this.endpoints.findById(m, delivery.endpointId);
-        const event = await m.findOneBy(EventRecord, { id: delivery.eventId });
+      const endpoints = new Map<string, WebhookEndpoint | null>();
+      for (const d of taken) {
+        const delivery = { ...d, leaseToken: token, nextAttemptAt: until };
+        if (!endpoints.has(d.endpointId)) {
+          endpoints.set(d.endpointId, await this.endpoints.findById(m, d.endpointId));
+        }
+        const endpoint = endpoints.get(d.endpointId);
+        const event = await this.deliveries.event(m, d.eventId);
         if (endpoint && event) out.push({ delivery, endpoint, event });
       }
       return out;
@@ -178,7 +191,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async attempt({ delivery, endpoint, event }: Claimed): Promise<void> {
     const token = delivery.leaseToken!;
     if (endpoint.deletedAt !== null || endpoint.status !== 'enabled') {
-      await this.db.transaction(async (m) => {
+      await this.transaction(async (m) => {
         if (!(await this.deliveries.held(m, delivery.id, token))) return;
         await this.deliveries.update(m, delivery.id, {
           status: 'canceled',
@@ -199,15 +212,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     });
     if (outcome.aborted) {
       // Stopping: hand the delivery back as due now, not counted as an attempt.
-      await this.db
-        .transaction(async (m) => {
-          if (!(await this.deliveries.held(m, delivery.id, token))) return;
-          await this.deliveries.update(m, delivery.id, {
-            nextAttemptAt: new Date(),
-            leaseToken: null,
-          });
-        })
-        .catch(() => undefined);
+      await this.transaction(async (m) => {
+        if (!(await this.deliveries.held(m, delivery.id, token))) return;
+        await this.deliveries.update(m, delivery.id, {
+          nextAttemptAt: new Date(),
+          leaseToken: null,
+        });
+      }).catch(() => undefined);
       return;
     }
     this.metrics.webhookAttempts.inc({
@@ -223,7 +234,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** The attempt's row, the delivery's next state and the endpoint's failing streak, together. */
   private async record(delivery: WebhookDelivery, outcome: SendOutcome): Promise<void> {
     const { retryScheduleSeconds, disableAfterSeconds } = this.config.webhooks;
-    await this.db.transaction(async (m) => {
+    await this.transaction(async (m) => {
       // The endpoint row first, then the delivery: the order in which PATCH and DELETE of an
       // endpoint lock them too (before canceling its deliveries), so the two never deadlock.
       const endpoint = await this.endpoints.findById(m, delivery.endpointId, true);

@@ -1,13 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, IsNull, Not } from 'typeorm';
+import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
+import { EntityTable } from '../database/entity-table';
 import { Tenant } from '../events/caller';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+
+/** What queueing an event needs of an endpoint that may receive it. */
+export type ListeningEndpoint = Pick<WebhookEndpoint, 'id' | 'enabledEvents'>;
 
 /** The queries of webhook_endpoints; every method takes the caller's (transaction's) manager. */
 @Injectable()
 export class WebhookEndpointsRepository {
+  private table?: EntityTable<WebhookEndpoint>;
+  private byIdSql?: { plain: string; forUpdate: string };
+  /**
+   * What `enabledFor` read in each open transaction (keyed by its entity manager), per
+   * organization and mode: a write that records several events asks once. Dropped with the
+   * transaction's manager, and forgotten when the transaction writes an endpoint.
+   */
+  private readonly listening = new WeakMap<
+    EntityManager,
+    Map<string, Promise<ListeningEndpoint[]>>
+  >();
+
   constructor(private readonly db: Database) {}
 
   private get noKeyUpdate(): { mode: 'for_no_key_update' } | undefined {
@@ -15,6 +31,7 @@ export class WebhookEndpointsRepository {
   }
 
   async insert(m: EntityManager, endpoint: WebhookEndpoint): Promise<void> {
+    this.listening.delete(m);
     await m.insert(WebhookEndpoint, endpoint);
   }
 
@@ -45,21 +62,38 @@ export class WebhookEndpointsRepository {
    * the key-share locks that inserting its deliveries and attempts takes, so recording attempts
    * in parallel never deadlocks on it.
    */
-  findById(m: EntityManager, id: string, lock = false): Promise<WebhookEndpoint | null> {
-    return m.findOne(WebhookEndpoint, {
-      where: { id },
-      lock: lock ? this.noKeyUpdate : undefined,
-    });
+  async findById(m: EntityManager, id: string, lock = false): Promise<WebhookEndpoint | null> {
+    const endpoints = this.endpointsTable;
+    const [row] = await this.db.rows(m, lock ? this.byId.forUpdate : this.byId.plain, [id]);
+    return row ? endpoints.fromRow(row) : null;
   }
 
   /** After a success: the failing streak ends (a write only when there was one). */
   async clearFailing(m: EntityManager, id: string): Promise<void> {
-    await m.update(WebhookEndpoint, { id, failingSince: Not(IsNull()) }, { failingSince: null });
+    await this.db.execute(m, CLEAR_FAILING_SQL, [id]);
   }
 
   /** After a failure: the failing streak starts now unless it already had. */
   async markFailing(m: EntityManager, id: string, now: Date): Promise<void> {
-    await m.update(WebhookEndpoint, { id, failingSince: IsNull() }, { failingSince: now });
+    await this.db.execute(m, MARK_FAILING_SQL, [
+      this.endpointsTable.param('failingSince', now),
+      id,
+    ]);
+  }
+
+  private get endpointsTable(): EntityTable<WebhookEndpoint> {
+    return (this.table ??= this.db.table(WebhookEndpoint));
+  }
+
+  private get byId(): { plain: string; forUpdate: string } {
+    if (!this.byIdSql) {
+      const plain = `SELECT ${this.endpointsTable.columnList()} FROM "webhook_endpoints" WHERE "id" = ?`;
+      this.byIdSql = {
+        plain,
+        forUpdate: this.db.isPostgres ? `${plain} FOR NO KEY UPDATE` : plain,
+      };
+    }
+    return this.byIdSql;
   }
 
   page(
@@ -81,15 +115,28 @@ export class WebhookEndpointsRepository {
     });
   }
 
-  /** The enabled endpoints of an organization and mode: who may receive its new event. */
-  enabledFor(m: EntityManager, tenant: Tenant): Promise<WebhookEndpoint[]> {
-    return m.find(WebhookEndpoint, {
-      select: { id: true, enabledEvents: true, status: true },
-      where: {
-        organizationId: tenant.organizationId,
-        livemode: tenant.livemode,
-        deletedAt: IsNull(),
-      },
+  /**
+   * The enabled live endpoints of an organization and mode: who may receive its new event. On
+   * the path of every write that records an event, so constant SQL (EntityTable), read once per
+   * transaction and organization and mode (see `listening`).
+   */
+  enabledFor(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
+    // Only a transaction's own manager is a key: a read's manager is shared and lives on.
+    if (!m.queryRunner) return this.readEnabled(m, tenant);
+    let read = this.listening.get(m);
+    if (!read) this.listening.set(m, (read = new Map<string, Promise<ListeningEndpoint[]>>()));
+    const key = `${tenant.organizationId}:${tenant.livemode}`;
+    let endpoints = read.get(key);
+    if (!endpoints) read.set(key, (endpoints = this.readEnabled(m, tenant)));
+    return endpoints;
+  }
+
+  private async readEnabled(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
+    const endpoints = this.endpointsTable;
+    const rows = await this.db.rows(m, ENABLED_SQL, [tenant.organizationId, tenant.livemode]);
+    return rows.map((row) => {
+      const { id, enabledEvents } = endpoints.fromRow(row);
+      return { id, enabledEvents };
     });
   }
 
@@ -98,6 +145,18 @@ export class WebhookEndpointsRepository {
     id: string,
     changes: QueryDeepPartialEntity<WebhookEndpoint>,
   ): Promise<void> {
+    this.listening.delete(m);
     await m.update(WebhookEndpoint, { id }, changes);
   }
 }
+
+/** The enabled live endpoints of an organization (?) and mode (?), by their partial index. */
+const ENABLED_SQL =
+  'SELECT "id", "enabled_events" FROM "webhook_endpoints" ' +
+  `WHERE "organization_id" = ? AND "livemode" = ? AND "deleted_at" IS NULL AND "status" = 'enabled'`;
+
+/** The dispatcher's writes of one endpoint's failing streak (constant SQL, as its reads). */
+const CLEAR_FAILING_SQL =
+  'UPDATE "webhook_endpoints" SET "failing_since" = NULL WHERE "id" = ? AND "failing_since" IS NOT NULL';
+const MARK_FAILING_SQL =
+  'UPDATE "webhook_endpoints" SET "failing_since" = ? WHERE "id" = ? AND "failing_since" IS NULL';

@@ -243,7 +243,8 @@ export class WebhookEndpointsService {
 
   /**
    * In the transaction that records `event`: one delivery for each enabled endpoint of its
-   * organization and mode whose enabledEvents select it, due now.
+   * organization and mode whose enabledEvents select it, due now. The endpoints are read once
+   * per transaction (a plan create records four events; see WebhookEndpointsRepository).
    */
   private async queueDeliveries(m: EntityManager, event: EventRecord): Promise<void> {
     const endpoints = await this.endpoints.enabledFor(m, {
@@ -252,7 +253,7 @@ export class WebhookEndpointsService {
     });
     const now = new Date();
     const deliveries: WebhookDelivery[] = endpoints
-      .filter((e) => e.status === 'enabled' && selects(e.enabledEvents, event.type))
+      .filter((e) => selects(e.enabledEvents, event.type))
       .map((e) => ({
         id: newId(ID_PREFIXES.webhookDelivery),
         endpointId: e.id,

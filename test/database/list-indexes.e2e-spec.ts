@@ -3,6 +3,7 @@ import { ExternalAccountsRepository } from '../../src/external-accounts/external
 import { VerificationService } from '../../src/external-accounts/verification/verification.service';
 import { createCatalog } from '../helpers/catalog-factory';
 import { createPlan, createPrice } from '../helpers/plans-factory';
+import { rechecksIndexedBoolean } from '../helpers/query-plans';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
 import { createAccount, decide, uniqueDigits } from '../helpers/external-accounts-factory';
@@ -183,19 +184,6 @@ function pgPlanText(node: PgNode, depth = 0): string {
   ].join('\n');
 }
 
-/**
- * PostgreSQL turns `"livemode" = $2` into the boolean `livemode`, and a Bitmap Heap Scan shows it
- * again as a Filter although its index search (`livemode = true` in the Index Cond below it)
- * already kept only those rows: such a Filter drops nothing.
- */
-function dropsRows(filter: string, plan: PgNode): boolean {
-  const condition = filter.replace(/^\((.*)\)$/, '$1');
-  const boolean = /^(NOT )?(\w+)$/.exec(condition);
-  if (!boolean) return true;
-  const value = boolean[1] ? 'false' : 'true';
-  return !pgNodes(plan).some((n) => n['Index Cond']?.includes(`(${boolean[2]} = ${value})`));
-}
-
 /** What is wrong with PostgreSQL's plan for `query`, or nothing. */
 function postgresProblems(query: Captured, plan: PgNode): string[] {
   const problems: string[] = [];
@@ -203,7 +191,7 @@ function postgresProblems(query: Captured, plan: PgNode): string[] {
     const type = node['Node Type'];
     if (type === 'Seq Scan') problems.push('full scan: Seq Scan');
     if (isPage(query.sql) && /Sort$/.test(type)) problems.push(`sorts the page: ${type}`);
-    if ((isPage(query.sql) || isCount(query.sql)) && node.Filter && dropsRows(node.Filter, plan)) {
+    if ((isPage(query.sql) || isCount(query.sql)) && node.Filter && !rechecksIndexedBoolean(node)) {
       problems.push(`${type} reads rows and drops them: Filter ${node.Filter}`);
     }
   }

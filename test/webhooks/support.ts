@@ -11,14 +11,15 @@ export function emit(
   object: Record<string, unknown> = { id: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', name: 'Widget' },
 ) {
   const events = t.app.get(EventsService);
-  return t.db.transaction((m) =>
-    events.record(m, {
-      principal: { organizationId: tenant.organizationId, livemode },
-      type,
-      object,
-      request: null,
-      actor: { type: 'system', id: null },
-    }),
+  return t.db.transaction(
+    async (m) =>
+      (await events.record(m, {
+        principal: { organizationId: tenant.organizationId, livemode },
+        type,
+        object,
+        request: null,
+        actor: { type: 'system', id: null },
+      }))!,
   );
 }
 

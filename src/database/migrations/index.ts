@@ -25,6 +25,7 @@ import { KeyedIdempotencyHashes1763700008000 } from './portable/1763700008000-ke
 import { ShortLast41763700009000 } from './portable/1763700009000-short-last4';
 import { Modes1763700012000 } from './portable/1763700012000-modes';
 import { Verification1763700013000 } from './portable/1763700013000-verification';
+import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-webhook-attempts-succeeded';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -41,6 +42,7 @@ export const sqliteMigrations = [
   SqliteWebhooks,
   Modes1763700012000,
   Verification1763700013000,
+  WebhookAttemptsSucceeded1763700015000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -57,4 +59,5 @@ export const postgresMigrations = [
   PostgresWebhooks,
   Modes1763700012000,
   Verification1763700013000,
+  WebhookAttemptsSucceeded1763700015000,
 ];

@@ -3,10 +3,19 @@ import { TimestampColumn } from '../../database/column-types';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
-/** One POST of an event to an endpoint, as the deliveries list shows it. */
+/**
+ * One POST of an event to an endpoint, as the deliveries list shows it: newest first, by endpoint
+ * alone, with an event, or with an outcome (one index each).
+ */
 @Entity({ name: 'webhook_attempts' })
 @Index('ix_webhook_attempts_endpoint_created', ['endpointId', 'createdAt', 'id'])
 @Index('ix_webhook_attempts_endpoint_event_created', ['endpointId', 'eventId', 'createdAt', 'id'])
+@Index('ix_webhook_attempts_endpoint_succeeded_created', [
+  'endpointId',
+  'succeeded',
+  'createdAt',
+  'id',
+])
 @Index('ix_webhook_attempts_delivery', ['deliveryId'])
 export class WebhookAttempt {
   @PrimaryColumn({ type: 'varchar', length: 48 })
