@@ -45,7 +45,7 @@ export interface AppConfig {
   verification: VerificationConfig;
 }
 
-/** Events (API.md section 5.6). */
+/** Events (docs/api.md §5.6). */
 export interface EventsConfig {
   /** EVENT_RETENTION_DAYS (default 30): events older than this are deleted by the sweep. */
   retentionDays: number;
@@ -54,12 +54,12 @@ export interface EventsConfig {
   /**
    * EVENTS_RECORDING (`on` or `off`, default on). Off: `EventsService.record` records nothing, so
    * no event is kept and no webhook queued. Only for measuring what events cost (npm run
-   * bench:events); it breaks the contract (API.md section 5.6), and start-up warns.
+   * bench:events); it breaks the contract (docs/api.md §5.6), and start-up warns.
    */
   recording: boolean;
 }
 
-/** Webhook delivery (API.md section 5.7). */
+/** Webhook delivery (docs/api.md §5.7). */
 export interface WebhooksConfig {
   /**
    * WEBHOOK_RETRY_SCHEDULE: the delays in seconds before each retry after a failed attempt
@@ -88,7 +88,7 @@ export interface WebhooksConfig {
   disableAfterSeconds: number;
 }
 
-/** Bank-account verification (API.md section 5.5, docs/verification.md). */
+/** Bank-account verification (docs/api.md §5.5, docs/verification.md). */
 export interface VerificationConfig {
   /**
    * SANDBOX_VERIFICATION_DELAY_MS (default 1000): how long after a create or a resubmission the
@@ -106,7 +106,7 @@ export interface VerificationConfig {
   workerEnabled: boolean;
 }
 
-/** API.md section 5.7: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** docs/api.md §5.7: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 function parseRetrySchedule(problems: string[], raw: string | undefined): number[] {

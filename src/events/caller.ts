@@ -8,7 +8,7 @@ import type { Tenant } from '../common/tenant';
 
 export type { Tenant } from '../common/tenant';
 
-/** Who made a change (API.md section 5.6). */
+/** Who made a change (docs/api.md §5.6). */
 export type Actor =
   { type: 'apiKey'; id: string } | { type: 'operator'; id: null } | { type: 'system'; id: null };
 

@@ -1,4 +1,4 @@
-/** Every event type (API.md section 5.6), by the resource it is about. */
+/** Every event type (docs/api.md §5.6), by the resource it is about. */
 export const EVENT_TYPES = [
   'product.created',
   'product.updated',

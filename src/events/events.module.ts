@@ -6,7 +6,7 @@ import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
 /**
- * Events (API.md section 5.6). Exports EventsService: a service records the events of a write
+ * Events (docs/api.md §5.6). Exports EventsService: a service records the events of a write
  * with `events.record(manager, {...})` inside that write's transaction (docs/events.md).
  */
 @Module({

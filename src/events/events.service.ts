@@ -35,7 +35,7 @@ export type RecordedListener = (m: EntityManager, event: EventRecord) => Promise
 /** Called in the retention sweep's transaction before these events are deleted. */
 export type SweepListener = (m: EntityManager, eventIds: string[]) => Promise<void>;
 
-/** Fields that never go into an event, whatever a caller passes (API.md section 5.6). */
+/** Fields that never go into an event, whatever a caller passes (docs/api.md §5.6). */
 const NEVER_RECORDED = ['secret', 'accountNumberEncrypted'];
 /** Changes of these alone are not changes (they follow every change). */
 const NOT_ATTRIBUTES = new Set(['updatedAt']);
@@ -43,7 +43,7 @@ const NOT_ATTRIBUTES = new Set(['updatedAt']);
 export const SWEEP_BATCH = 500;
 
 /**
- * Events (API.md section 5.6): recorded in the transaction of the change they describe (a
+ * Events (docs/api.md §5.6): recorded in the transaction of the change they describe (a
  * transactional outbox), read by `GET /v0/events`, deleted after EVENT_RETENTION_DAYS.
  */
 @Injectable()

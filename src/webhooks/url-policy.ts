@@ -4,7 +4,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 /**
- * Server-side request forgery (API.md section 5.7): a webhook URL is `https://` and reaches only
+ * Server-side request forgery (docs/api.md §5.7): a webhook URL is `https://` and reaches only
  * public addresses, unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. The address ranges come from
  * ipaddr.js: an address is public only when its range is `unicast` (IPv4 and IPv6 alike); every
  * special range it knows (loopback, private, link-local, carrier-grade NAT, unique-local,

@@ -31,10 +31,10 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { InvalidWebhookUrlError } from './webhooks.errors';
 
-/** How long the secret before a rotation keeps signing (API.md section 5.7). */
+/** How long the secret before a rotation keeps signing (docs/api.md §5.7). */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** Webhook endpoints (API.md section 5.7): their rules, and the queueing of deliveries. */
+/** Webhook endpoints (docs/api.md §5.7): their rules, and the queueing of deliveries. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly secrets: SecretBox;

@@ -11,7 +11,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * Webhook endpoints and their delivery (API.md section 5.7): every recorded event is queued for
+ * Webhook endpoints and their delivery (docs/api.md §5.7): every recorded event is queued for
  * the endpoints that select it, in the event's transaction, and the dispatcher delivers it.
  */
 @Module({

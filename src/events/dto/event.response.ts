@@ -32,7 +32,7 @@ export class EventActorResponse {
   id: string | null;
 }
 
-/** A change to a resource (API.md section 5.6). Every key is always present. */
+/** A change to a resource (docs/api.md §5.6). Every key is always present. */
 export class EventResponse {
   /** The event's id. */
   @ApiProperty({ example: 'evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })

@@ -3,7 +3,7 @@ import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { IsIdShape, ToInteger } from '../../common/validation/decorators';
 import { EVENT_PREFIXES, EVENT_TYPES } from '../event-types';
 
-/** `GET /v0/events`: a cursor page (API.md section 4), optionally of one type or resource. */
+/** `GET /v0/events`: a cursor page (docs/api.md §4), optionally of one type or resource. */
 export class ListEventsQueryDto {
   /** How many events to return, 1-100. */
   @IsOptional()

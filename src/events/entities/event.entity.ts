@@ -9,7 +9,7 @@ export interface EventData {
 }
 
 /**
- * One recorded change (API.md section 5.6), written in the transaction of the change itself (a
+ * One recorded change (docs/api.md §5.6), written in the transaction of the change itself (a
  * transactional outbox). Lists read it newest first by organization and mode, optionally by exact
  * type or by resource (`plan.*`): one index for each, so a page is an index search at any size.
  */

@@ -48,7 +48,7 @@ export class CreateWebhookEndpointDto {
   @ApiPropertyOptional({ example: 'Production listener', nullable: true, type: String })
   description?: string | null;
 
-  /** Up to 50 keys of your own (API.md section 1). */
+  /** Up to 50 keys of your own (docs/api.md §1). */
   @IsOptional()
   @IsMetadata()
   @ApiPropertyOptional({ example: { team: 'billing' } })

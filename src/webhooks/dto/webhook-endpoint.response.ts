@@ -8,7 +8,7 @@ import {
 } from '../entities/webhook-endpoint.entity';
 import { WebhookAttempt } from '../entities/webhook-attempt.entity';
 
-/** A webhook endpoint (API.md section 5.7), without its secret. Every key is always present. */
+/** A webhook endpoint (docs/api.md §5.7), without its secret. Every key is always present. */
 export class WebhookEndpointResponse {
   /** The endpoint's id. */
   @ApiProperty({ example: 'we_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })

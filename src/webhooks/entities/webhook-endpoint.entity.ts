@@ -7,7 +7,7 @@ export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
 /**
- * Where an organization's events of one mode are pushed (API.md section 5.7). The signing
+ * Where an organization's events of one mode are pushed (docs/api.md §5.7). The signing
  * secrets are stored encrypted (SecretBox); after a rotation the previous one signs too until
  * `previousSecretExpiresAt`. `failingSince` is the first failed attempt since the last success:
  * an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Events (API.md section 5.6): the transactional outbox. A list page is an index search on
+ * Events (docs/api.md §5.6): the transactional outbox. A list page is an index search on
  * (organization, mode[, type | resource], created_at, id); the retention sweep reads created_at.
  */
 export class Events1763700010000 implements MigrationInterface {

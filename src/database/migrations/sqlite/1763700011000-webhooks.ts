@@ -5,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * form in which TypeORM reads constraint names back; see 1763700005000-named-constraints.)
  *
  * Webhook endpoints, deliveries (the dispatcher's durable state, one per event and endpoint) and
- * attempts (API.md section 5.7).
+ * attempts (docs/api.md §5.7).
  */
 export class Webhooks1763700011000 implements MigrationInterface {
   name = 'Webhooks1763700011000';
