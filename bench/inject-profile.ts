@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const count = Number(countArg);
   const database = await createBenchDatabase(dialect as Dialect);
   process.env.DATABASE_URL = database.url;
-  // Entity column types follow DATABASE_URL when the entity files load: import the app after.
+  // The app reads DATABASE_URL when it loads its configuration: import it after.
   const { createApp } = await import('../src/app.setup');
   const { loadConfig } = await import('../src/config/app-config');
   const sql = await database.connect();

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const dialect = (process.argv[2] ?? 'sqlite') as Dialect;
   const database = await createBenchDatabase(dialect);
   process.env.DATABASE_URL = database.url;
-  // Entity column types follow DATABASE_URL when the entity files load: import the app after.
+  // The app reads DATABASE_URL when it loads its configuration: import it after.
   const { createApp } = await import('../src/app.setup');
   const { loadConfig } = await import('../src/config/app-config');
   const { DataSource } = await import('typeorm');

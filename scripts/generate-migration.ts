@@ -68,7 +68,7 @@ async function generate(
   name: string,
   timestamp: number,
 ): Promise<void> {
-  // Imported here, after DATABASE_URL is set, so entity column types match the dialect.
+  // dataSourceOptions gives the entities' column types this dialect (column-types.ts).
   const { dataSourceOptions } = await import('../src/database/data-source-options');
   const { parseDatabaseUrl } = await import('../src/config/app-config');
   const parsed = parseDatabaseUrl(process.env.DATABASE_URL!);

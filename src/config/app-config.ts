@@ -193,16 +193,6 @@ export function parseDatabaseUrl(url: string): DatabaseConfig | string {
   return 'DATABASE_URL must start with sqlite: or postgres:// (got an unsupported scheme)';
 }
 
-/**
- * The dialect DATABASE_URL names, parsed exactly as loadConfig parses it (an invalid URL reads as
- * the default, SQLite; loadConfig then refuses it). For what is fixed when modules load, before
- * the configuration object exists: the entities' column types (database/column-types.ts).
- */
-export function configuredDialect(env: NodeJS.ProcessEnv = process.env): DatabaseKind {
-  const parsed = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
-  return typeof parsed === 'string' ? 'sqlite' : parsed.kind;
-}
-
 /** The folder that holds the SQLite file and a generated encryption key. */
 export function dataFolder(database: DatabaseConfig): string {
   if (database.kind === 'sqlite' && database.sqlitePath && database.sqlitePath !== ':memory:') {

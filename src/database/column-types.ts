@@ -1,29 +1,62 @@
-import { Column, ColumnOptions, ColumnType } from 'typeorm';
-import { configuredDialect } from '../config/app-config';
+import { Column, ColumnOptions } from 'typeorm';
+import type { DatabaseKind } from '../config/app-config';
 
 /**
- * Entities are shared by both dialects, but a few column types differ. Decorators run when the
- * entity files load, before the app's configuration exists, so the dialect comes from the
- * configuration's own parser of DATABASE_URL (configuredDialect), the one loadConfig validates.
+ * Entities are shared by both dialects, but two column types differ. Decorators run when the
+ * entity files load, before the configuration exists, so they cannot know the dialect: they
+ * record their options here, and `useDialect` sets the types from the validated configuration
+ * (`dataSourceOptions(config.database)` calls it) before a data source builds its metadata.
+ * TypeORM keeps the very options object a decorator passes, so setting it here is what it reads.
  */
-const IS_POSTGRES = configuredDialect() === 'postgres';
+const TYPES = {
+  /** Instants: timestamptz(3) on PostgreSQL (milliseconds, what a Date holds); UTC text on SQLite. */
+  timestamp: {
+    sqlite: { type: 'datetime', precision: undefined },
+    postgres: { type: 'timestamptz', precision: 3 },
+  },
+  /** Small JSON documents (metadata, price properties, event data): jsonb on PostgreSQL. */
+  json: {
+    sqlite: { type: 'simple-json', precision: undefined },
+    postgres: { type: 'jsonb', precision: undefined },
+  },
+} as const satisfies Record<string, Record<DatabaseKind, ColumnOptions>>;
 
-/** Instants: timestamptz on PostgreSQL; on SQLite TypeORM stores UTC text with milliseconds. */
-export const TIMESTAMP: ColumnType = IS_POSTGRES ? 'timestamptz' : 'datetime';
+type DialectKind = keyof typeof TYPES;
 
-/** Small JSON documents (metadata, price properties): jsonb on PostgreSQL, text on SQLite. */
-export const JSON_COLUMN: ColumnType = IS_POSTGRES ? 'jsonb' : 'simple-json';
+/** Every column whose type depends on the dialect: the options TypeORM keeps, and its kind. */
+const dialectColumns: { options: ColumnOptions; kind: DialectKind }[] = [];
+
+function dialectColumn(kind: DialectKind, options: ColumnOptions): PropertyDecorator {
+  // SQLite's types until useDialect says otherwise (a decorator needs a type to register).
+  const own: ColumnOptions = { ...options, ...TYPES[kind].sqlite };
+  dialectColumns.push({ options: own, kind });
+  return Column(own);
+}
 
 /**
- * An instant, as the migrations make it: `timestamptz(3)` on PostgreSQL (milliseconds, what a
- * JavaScript Date holds) and `datetime` on SQLite. Every entity timestamp uses it, so the entities
- * describe the same columns the migrations build.
+ * Gives every dialect-dependent column the type of `dialect`. One dialect per process (the
+ * service's configured one): a data source takes the types set when it initializes.
+ */
+export function useDialect(dialect: DatabaseKind): void {
+  for (const { options, kind } of dialectColumns) Object.assign(options, TYPES[kind][dialect]);
+}
+
+/**
+ * An instant, as the migrations make it: `timestamptz(3)` on PostgreSQL and `datetime` on SQLite.
+ * Every entity timestamp uses it, so the entities describe the same columns the migrations build.
  */
 export function TimestampColumn(
   name: string,
   options: Omit<ColumnOptions, 'name' | 'type' | 'precision'> = {},
 ): PropertyDecorator {
-  return Column({ ...options, name, type: TIMESTAMP, ...(IS_POSTGRES ? { precision: 3 } : {}) });
+  return dialectColumn('timestamp', { ...options, name });
+}
+
+/** A JSON document: `jsonb` on PostgreSQL, JSON text (`simple-json`) on SQLite. */
+export function JsonColumn(
+  options: Omit<ColumnOptions, 'type' | 'precision'> = {},
+): PropertyDecorator {
+  return dialectColumn('json', options);
 }
 
 /**

@@ -3,16 +3,20 @@ import { dirname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { ensurePrivateDirectory, ensurePrivateFile } from '../common/private-files';
 import { DatabaseConfig } from '../config/app-config';
+import { useDialect } from './column-types';
 import { postgresMigrations, sqliteMigrations } from './migrations';
 
 /** Every entity file of every module; the Nest app also registers them through forFeature. */
 export const ENTITY_GLOB = join(__dirname, '..', '**', '*.entity.{ts,js}');
 
 /**
- * The TypeORM options for a configured database: migrations per dialect, never synchronize.
+ * The TypeORM options for a configured database: migrations per dialect, never synchronize, and
+ * the entities' dialect-dependent column types set for it.
  * SQLite runs in WAL mode with foreign keys on and a short busy timeout; PostgreSQL through a pool.
  */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  // The entities' column types follow the configured dialect (see column-types.ts).
+  useDialect(database.kind);
   const common: {
     entities: string[];
     synchronize: false;

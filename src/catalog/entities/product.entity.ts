@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 
 /** What a merchant sells (docs/api.md §5.1). `merchantId` in the API is the organization. */
 @Entity({ name: 'products' })
@@ -29,7 +29,7 @@ export class Product {
   @Column({ type: 'varchar', length: 2000, nullable: true })
   description: string | null;
 
-  @Column({ type: JSON_COLUMN })
+  @JsonColumn()
   metadata: Metadata;
 
   @TimestampColumn('created_at')

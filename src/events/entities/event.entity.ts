@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
-import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn } from '../../database/column-types';
 
 /** What `data` holds: the resource after the change, and the old values of what changed. */
 export interface EventData {
@@ -46,7 +46,7 @@ export class EventRecord {
   @Column({ type: 'varchar', length: 64 })
   resource: string;
 
-  @Column({ type: JSON_COLUMN })
+  @JsonColumn()
   data: EventData;
 
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })

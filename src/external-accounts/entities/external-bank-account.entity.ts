@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import { AccountStatus } from '../account-status';
 
 export const ACCOUNT_HOLDER_TYPES = ['individual', 'company'] as const;
@@ -118,7 +118,7 @@ export class ExternalBankAccount {
   @Column({ name: 'status_reason', type: 'varchar', length: 500, nullable: true })
   statusReason: string | null;
 
-  @Column({ type: JSON_COLUMN })
+  @JsonColumn()
   metadata: Metadata;
 
   /**

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { BillableMetric } from '../../catalog/entities/billable-metric.entity';
-import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import type { PriceModel, PriceProperties } from '../price-properties';
 import { Plan } from './plan.entity';
 
@@ -86,7 +86,7 @@ export class Price {
   invoiceDisplayName: string;
 
   /** Every amount inside is a decimal string, so JSON text and jsonb both keep it exactly. */
-  @Column({ type: JSON_COLUMN })
+  @JsonColumn()
   properties: PriceProperties;
 
   @TimestampColumn('created_at')

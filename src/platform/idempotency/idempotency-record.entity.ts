@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
-import { JSON_COLUMN, TimestampColumn, LivemodeColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 
 export type IdempotencyState = 'in_progress' | 'complete';
 
@@ -63,7 +63,7 @@ export class IdempotencyRecord {
   responseStatus: number | null;
 
   /** The response headers a replay repeats (Content-Type, Location). */
-  @Column({ name: 'response_headers', type: JSON_COLUMN, nullable: true })
+  @JsonColumn({ name: 'response_headers', nullable: true })
   responseHeaders: Record<string, string> | null;
 
   /** The response body exactly as it was sent; null when there was none (204). */

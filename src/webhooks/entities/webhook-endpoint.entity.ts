@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Metadata } from '../../common/metadata';
-import { JSON_COLUMN, TimestampColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn } from '../../database/column-types';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
@@ -37,13 +37,13 @@ export class WebhookEndpoint {
   @Column({ type: 'varchar', length: 2048 })
   url: string;
 
-  @Column({ name: 'enabled_events', type: JSON_COLUMN })
+  @JsonColumn({ name: 'enabled_events' })
   enabledEvents: string[];
 
   @Column({ type: 'varchar', length: 2000, nullable: true })
   description: string | null;
 
-  @Column({ type: JSON_COLUMN })
+  @JsonColumn()
   metadata: Metadata;
 
   @Column({ type: 'varchar', length: 8 })
