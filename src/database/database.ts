@@ -11,6 +11,9 @@ interface PostgresRunner {
   releasePostgresConnection(err?: Error): Promise<void>;
 }
 
+/** Rows per INSERT of `insertRows` (a dozen columns each: well within both drivers' limits). */
+const INSERT_ROWS = 50;
+
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
 /**
@@ -263,6 +266,25 @@ export class Database {
       this.tables.set(entity, table);
     }
     return table as EntityTable<T>;
+  }
+
+  /**
+   * Inserts `rows` into `table` inside `manager`'s transaction, up to `INSERT_ROWS` per statement
+   * (constant SQL per row count), in order.
+   */
+  async insertRows<T extends ObjectLiteral>(
+    manager: EntityManager,
+    table: EntityTable<T>,
+    rows: T[],
+  ): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+      const chunk = rows.slice(i, i + INSERT_ROWS);
+      await this.execute(
+        manager,
+        table.insertRowsSql(chunk.length),
+        chunk.flatMap((row) => table.values(row)),
+      );
+    }
   }
 
   /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */

@@ -17,6 +17,7 @@ export class EntityTable<T extends ObjectLiteral> {
   private readonly columns: ColumnMetadata[];
   private readonly byProperty = new Map<string, ColumnMetadata>();
   private readonly lists = new Map<string, string>();
+  private readonly multiInserts = new Map<number, string>();
   private readonly readers: {
     property: string;
     name: string;
@@ -40,6 +41,17 @@ export class EntityTable<T extends ObjectLiteral> {
     this.insertSql =
       `INSERT INTO ${this.name} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `VALUES (${this.columns.map(() => '?').join(', ')})`;
+  }
+
+  /** `insertSql` for `rows` rows in one statement; the parameters are each row's `values`, in order. */
+  insertRowsSql(rows: number): string {
+    let text = this.multiInserts.get(rows);
+    if (text === undefined) {
+      const [head, row] = this.insertSql.split(' VALUES ');
+      text = `${head} VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+      this.multiInserts.set(rows, text);
+    }
+    return text;
   }
 
   /** Every column under its own name, for a SELECT list; qualified by `alias` when given. */
@@ -81,6 +93,21 @@ export class EntityTable<T extends ObjectLiteral> {
     if (!column) throw new Error(`${this.name} has no column for ${property}`);
     return this.dataSource.driver.preparePersistentValue(value, column) as unknown;
   }
+}
+
+/** `?, ?, ?` for a list of `n` parameters (`IN (...)`). */
+export function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** SQL text that depends on a count (of ids in a list), built once for each count asked. */
+export function perCount(build: (n: number) => string): (n: number) => string {
+  const built = new Map<number, string>();
+  return (n) => {
+    let text = built.get(n);
+    if (text === undefined) built.set(n, (text = build(n)));
+    return text;
+  };
 }
 
 const PLAIN_TYPES = new Set(['varchar', 'text', 'integer', 'int']);

@@ -14,9 +14,6 @@ export interface EventPageQuery {
   after?: { createdAt: Date; id: string };
 }
 
-/** Rows per INSERT of a transaction's events (11 parameters each). */
-const INSERT_BATCH = 50;
-
 /**
  * The queries of the events table; every method takes the caller's (transaction's) manager. The
  * insert, on the path of every write (a plan create records four events, inserted together at
@@ -26,27 +23,12 @@ const INSERT_BATCH = 50;
 @Injectable()
 export class EventsRepository {
   private table?: EntityTable<EventRecord>;
-  private readonly inserts = new Map<number, string>();
 
   constructor(private readonly db: Database) {}
 
   /** The events in one INSERT (up to 50 a statement), in order. */
   async insertMany(m: EntityManager, events: EventRecord[]): Promise<void> {
-    const table = (this.table ??= this.db.table(EventRecord));
-    for (let i = 0; i < events.length; i += INSERT_BATCH) {
-      const chunk = events.slice(i, i + INSERT_BATCH);
-      let sql = this.inserts.get(chunk.length);
-      if (sql === undefined) {
-        const [head, row] = table.insertSql.split(' VALUES ');
-        sql = `${head} VALUES ${Array.from({ length: chunk.length }, () => row).join(', ')}`;
-        this.inserts.set(chunk.length, sql);
-      }
-      await this.db.execute(
-        m,
-        sql,
-        chunk.flatMap((event) => table.values(event)),
-      );
-    }
+    await this.db.insertRows(m, (this.table ??= this.db.table(EventRecord)), events);
   }
 
   findOne(m: EntityManager, tenant: Tenant, id: string): Promise<EventRecord | null> {

@@ -27,10 +27,11 @@ export interface RecordEventInput {
 }
 
 /**
- * Called in the transaction that records an event, after its row is inserted: the webhooks
- * module queues the event's deliveries here, so they commit (or roll back) with the write.
+ * Called in the transaction that records events, after their rows are inserted (a write's
+ * events together): the webhooks module queues their deliveries here, so they commit (or roll
+ * back) with the write.
  */
-export type RecordedListener = (m: EntityManager, event: EventRecord) => Promise<void>;
+export type RecordedListener = (m: EntityManager, events: EventRecord[]) => Promise<void>;
 
 /** Called in the retention sweep's transaction before these events are deleted. */
 export type SweepListener = (m: EntityManager, eventIds: string[]) => Promise<void>;
@@ -114,10 +115,8 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   /** The events' rows, then each one's listeners (its deliveries reference its row). */
   private async insertNow(m: EntityManager, events: EventRecord[]): Promise<void> {
     await this.events.insertMany(m, events);
-    for (const event of events) {
-      for (const listener of this.recordedListeners) await listener(m, event);
-      this.metrics.eventsRecorded.inc({ type: event.type });
-    }
+    for (const listener of this.recordedListeners) await listener(m, events);
+    for (const event of events) this.metrics.eventsRecorded.inc({ type: event.type });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, IsNull, Not } from 'typeorm';
 import { Database } from '../database/database';
+import { perCount, placeholders } from '../database/entity-table';
 import { EventRecord } from '../events/entities/event.entity';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
@@ -21,12 +22,9 @@ export class WebhookDeliveriesRepository {
     return (this.built ??= deliveryStatements(this.db));
   }
 
-  /** In the transaction of the event: constant SQL (EntityTable), one statement per delivery. */
+  /** In the transaction of the event: constant SQL (EntityTable), one statement for up to 50. */
   async insert(m: EntityManager, deliveries: WebhookDelivery[]): Promise<void> {
-    const table = this.sql.deliveries;
-    for (const delivery of deliveries) {
-      await this.db.execute(m, table.insertSql, table.values(delivery));
-    }
+    await this.db.insertRows(m, this.sql.deliveries, deliveries);
   }
 
   /**
@@ -70,6 +68,24 @@ export class WebhookDeliveriesRepository {
     return row ? deliveries.fromRow(row) : null;
   }
 
+  /**
+   * These deliveries, locked in the order of their ids (so that two instances' batches never
+   * deadlock): whoever holds each lease now is for the caller to compare with its token.
+   */
+  async lockMany(m: EntityManager, ids: string[]): Promise<WebhookDelivery[]> {
+    if (ids.length === 0) return [];
+    const { deliveries, lockMany } = this.sql;
+    const rows = await this.db.rows(m, lockMany(ids.length), ids);
+    return rows.map((row) => deliveries.fromRow(row));
+  }
+
+  /** The outcome of deliveries held and attempted once more with success: nothing left to do. */
+  async markSucceeded(m: EntityManager, ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    const { deliveries, succeeded } = this.sql;
+    await this.db.execute(m, succeeded(ids.length), [deliveries.param('updatedAt', at), ...ids]);
+  }
+
   /** Sets `changes` (and a new updatedAt) on one delivery. */
   async update(m: EntityManager, id: string, changes: Partial<WebhookDelivery>): Promise<void> {
     const sql = this.sql;
@@ -83,11 +99,12 @@ export class WebhookDeliveriesRepository {
     ]);
   }
 
-  /** The event a claimed delivery sends. */
-  async event(m: EntityManager, id: string): Promise<EventRecord | null> {
-    const { events, event } = this.sql;
-    const [row] = await this.db.rows(m, event, [id]);
-    return row ? events.fromRow(row) : null;
+  /** The events that claimed deliveries send (those still stored), in no particular order. */
+  async events(m: EntityManager, ids: string[]): Promise<EventRecord[]> {
+    if (ids.length === 0) return [];
+    const { events, eventsByIds } = this.sql;
+    const rows = await this.db.rows(m, eventsByIds(ids.length), ids);
+    return rows.map((row) => events.fromRow(row));
   }
 
   /** Cancels what an endpoint still had to receive (it was disabled or deleted). */
@@ -112,9 +129,9 @@ export class WebhookDeliveriesRepository {
     return oldest?.createdAt ?? null;
   }
 
-  async insertAttempt(m: EntityManager, attempt: WebhookAttempt): Promise<void> {
-    const { attempts } = this.sql;
-    await this.db.execute(m, attempts.insertSql, attempts.values(attempt));
+  /** Attempts' rows, up to 50 a statement. */
+  async insertAttempts(m: EntityManager, attempts: WebhookAttempt[]): Promise<void> {
+    await this.db.insertRows(m, this.sql.attempts, attempts);
   }
 
   attemptsPage(
@@ -156,15 +173,6 @@ function deliveryStatements(db: Database) {
   const deliveries = db.table(WebhookDelivery);
   const attempts = db.table(WebhookAttempt);
   const events = db.table(EventRecord);
-  const byCount = (build: (n: number) => string) => {
-    const built = new Map<number, string>();
-    return (n: number) => {
-      let text = built.get(n);
-      if (text === undefined) built.set(n, (text = build(n)));
-      return text;
-    };
-  };
-  const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const updates = new Map<string, string>();
   const columnOf = new Map(
     db.dataSource.getMetadata(WebhookDelivery).columns.map((c) => [c.propertyName, c.databaseName]),
@@ -174,24 +182,40 @@ function deliveryStatements(db: Database) {
     attempts,
     events,
     /** Parameters: now, the busy endpoints, the limit. */
-    due: byCount(
+    due: perCount(
       (busy) =>
         `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" ` +
         'WHERE "next_attempt_at" IS NOT NULL AND "next_attempt_at" <= ?' +
-        (busy > 0 ? ` AND "endpoint_id" NOT IN (${marks(busy)})` : '') +
+        (busy > 0 ? ` AND "endpoint_id" NOT IN (${placeholders(busy)})` : '') +
         ' ORDER BY "next_attempt_at" ASC LIMIT ?' +
         (db.isPostgres ? ' FOR UPDATE SKIP LOCKED' : ''),
     ),
     /** Parameters: the lease's end, its token, updatedAt, the ids. */
-    lease: byCount(
+    lease: perCount(
       (n) =>
         'UPDATE "webhook_deliveries" SET "next_attempt_at" = ?, "lease_token" = ?, "updated_at" = ? ' +
-        `WHERE "id" IN (${marks(n)})`,
+        `WHERE "id" IN (${placeholders(n)})`,
+    ),
+    /** Parameters: the ids. */
+    lockMany: perCount(
+      (n) =>
+        `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" WHERE "id" IN (${placeholders(n)}) ORDER BY "id"` +
+        (db.isPostgres ? ' FOR UPDATE' : ''),
+    ),
+    /** Parameters: updatedAt, the ids. */
+    succeeded: perCount(
+      (n) =>
+        'UPDATE "webhook_deliveries" SET "attempts" = "attempts" + 1, "status" = \'succeeded\', ' +
+        '"next_attempt_at" = NULL, "lease_token" = NULL, "updated_at" = ? ' +
+        `WHERE "id" IN (${placeholders(n)})`,
+    ),
+    /** Parameters: the ids. */
+    eventsByIds: perCount(
+      (n) => `SELECT ${events.columnList()} FROM "events" WHERE "id" IN (${placeholders(n)})`,
     ),
     held:
       `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" WHERE "id" = ? AND "lease_token" = ?` +
       (db.isPostgres ? ' FOR UPDATE' : ''),
-    event: `SELECT ${events.columnList()} FROM "events" WHERE "id" = ?`,
     /** Parameters: the value of each property, then the id. */
     update(properties: string[]): string {
       const key = properties.join(',');

@@ -7,50 +7,83 @@ import { ID_PREFIXES, newId } from '../common/ids';
 import { Database, FIRST } from '../database/database';
 import { Metrics } from '../platform/metrics';
 import { toEventResponse } from '../events/dto/event.response';
-import { EventRecord } from '../events/entities/event.entity';
+import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
-import { SendOutcome, sendWebhook } from './webhook-sender';
+import { DeliveryJob } from './delivery-slots';
+import { DeliveryThread } from './delivery-thread';
+import type { SendOutcome } from './webhook-sender';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
-/** How many due deliveries one claim looks at for each free slot (some may be for busy endpoints). */
-const CANDIDATES_PER_SLOT = 4;
+/** How many due deliveries one claim reads for each it may take (some are for full endpoints). */
+const CANDIDATES_PER_SLOT = 2;
+/** Attempts' outcomes recorded in one transaction at most. */
+const RECORD_BATCH = 100;
+/** Rounds of attempts held ready ahead at most, whatever the lease allows (see `rounds`). */
+const MAX_ROUNDS = 8;
 
+/** A claimed delivery (its lease token and end set) and what its attempt sends. */
 interface Claimed {
   delivery: WebhookDelivery;
   endpoint: WebhookEndpoint;
-  event: EventRecord;
+  /** The event as GET shows it: the exact JSON text sent and signed. */
+  body: string;
+}
+
+/** An attempt made, waiting for its outcome to be recorded. */
+interface Attempted {
+  claimed: Claimed;
+  outcome: SendOutcome;
+  /** When the attempt ended. */
+  at: Date;
 }
 
 /**
  * Delivers queued webhook deliveries, inside the service but never in a request's path.
  *
- * Every WEBHOOK_POLL_INTERVAL_MS (and as soon as a write queues deliveries in this process) it
- * claims due deliveries in one transaction, FOR UPDATE SKIP LOCKED on PostgreSQL so that several
- * instances share the work and each attempt is made once, and moves each claimed delivery a lease
- * (WEBHOOK_LEASE_SECONDS) ahead: if this process dies mid-attempt, the delivery is due again when
- * the lease ends, and any instance retries it. At most WEBHOOK_CONCURRENCY attempts run at once,
- * and at most WEBHOOK_ENDPOINT_CONCURRENCY to one endpoint, so a slow or dead endpoint holds a few
- * slots and delays no other. Each attempt's outcome, the next retry (WEBHOOK_RETRY_SCHEDULE) and
- * the endpoint's failing streak are written in one transaction, under the claim's lease token.
+ * Every WEBHOOK_POLL_INTERVAL_MS (and as soon as a write queues deliveries in this process, or an
+ * attempt ends) it claims due deliveries in one transaction, FOR UPDATE SKIP LOCKED on
+ * PostgreSQL so that several instances share the work and each attempt is made once, and moves
+ * each claimed delivery a lease (WEBHOOK_LEASE_SECONDS) ahead: if this process dies, the
+ * delivery is due again when the lease ends, and any instance retries it.
  *
- * Stopping (app.close(), SIGTERM) aborts attempts in flight and hands their deliveries back as
- * due now, without counting them as attempts.
+ * The attempts are made by the sending thread (DeliveryThread, delivery-worker.ts), a worker
+ * thread with an event loop of its own: a busy API does not slow deliveries, nor deliveries the
+ * API. There at most WEBHOOK_CONCURRENCY attempts run at once, and at most
+ * WEBHOOK_ENDPOINT_CONCURRENCY to one endpoint (DeliverySlots). The dispatcher claims a few rounds
+ * of attempts ahead (`rounds`: as many as certainly end within the lease even if each one times
+ * out), so that one claim serves many attempts and an endpoint's next attempt starts the moment
+ * one ends. Outcomes are recorded in batches, one transaction for all the attempts that ended
+ * meanwhile: each attempt's row, its delivery's next state (WEBHOOK_RETRY_SCHEDULE) and its
+ * endpoint's failing streak, under the claim's lease token.
+ *
+ * Stopping (app.close(), SIGTERM) aborts attempts in flight, records the outcomes of those that
+ * ended, and hands the rest back as due now, without counting them as attempts.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
   private running = false;
-  private stopping = false;
   private polling?: Promise<void>;
   private pollAgain = false;
   /** When the scheduled poll runs (Infinity: none is scheduled). */
   private nextTickAt = Infinity;
-  private readonly inFlight = new Map<string, { endpointId: string; done: Promise<void> }>();
-  private readonly perEndpoint = new Map<string, number>();
-  private readonly abort = new AbortController();
+  /** Claimed deliveries handed to the sending thread and not yet reported, by id. */
+  private readonly outstanding = new Map<string, Claimed>();
+  /** Per endpoint: the deliveries this process holds (outstanding). */
+  private readonly held = new Map<string, number>();
+  /** Attempts cut short by stopping, to hand back. */
+  private readonly aborted: Claimed[] = [];
+  /** Ended attempts to record, and the recording under way. */
+  private readonly attempted: Attempted[] = [];
+  private recording?: Promise<void>;
+  private readonly thread: DeliveryThread;
+  /** Held at most: in all, and per endpoint (see `rounds`). */
+  private readonly maxHeld: number;
+  private readonly maxHeldPerEndpoint: number;
   /** The dispatcher's units of work go first on SQLite, so delivery keeps pace with writes. */
   private readonly transaction = <T>(work: (m: EntityManager) => Promise<T>) =>
     this.db.transaction(work, undefined, FIRST);
@@ -65,8 +98,31 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly metrics: Metrics,
   ) {
     logger.setContext('WebhookDispatcher');
+    const { concurrency, endpointConcurrency, timeoutSeconds, allowPrivateNetworks } =
+      config.webhooks;
+    const rounds = WebhookDispatcher.rounds(config);
+    this.maxHeld = concurrency * rounds;
+    this.maxHeldPerEndpoint = endpointConcurrency * rounds;
+    this.thread = new DeliveryThread(
+      { concurrency, endpointConcurrency, timeoutMs: timeoutSeconds * 1000, allowPrivateNetworks },
+      {
+        ended: (id, outcome, at) => this.ended(id, outcome, at),
+        dropped: (id) => this.report(id),
+        lost: (err) => this.lost(err),
+      },
+    );
     endpointsService.onQueued(() => this.wake(20));
     metrics.measureOldestUndelivered(() => db.read((m) => deliveries.oldestUndeliveredAt(m)));
+  }
+
+  /**
+   * How many rounds of attempts a claim takes ahead: a delivery held behind `rounds - 1` others
+   * of its slot, each of which may last the whole timeout, still ends before its lease does
+   * (WEBHOOK_LEASE_SECONDS is greater than WEBHOOK_TIMEOUT_SECONDS; with the defaults, 5).
+   */
+  static rounds(config: AppConfig): number {
+    const { leaseSeconds, timeoutSeconds } = config.webhooks;
+    return Math.max(1, Math.min(MAX_ROUNDS, Math.floor(leaseSeconds / timeoutSeconds) - 1));
   }
 
   onApplicationBootstrap(): void {
@@ -76,15 +132,23 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopping = true;
     this.running = false;
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     await this.polling?.catch(() => undefined);
-    this.abort.abort();
-    await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    // In-flight attempts end as aborted (handed back below) or, when they ended first, as
+    // outcomes to record; the jobs not started come back.
+    const left = await this.thread.stop();
+    const back = [...this.aborted.splice(0)];
+    for (const id of left) {
+      const c = this.report(id);
+      if (c) back.push(c);
+    }
+    await this.handBack(back);
+    while (this.recording) await this.recording;
   }
 
-  /** Polls soon (a write just queued deliveries in this process). */
+  /** Polls soon (a write just queued deliveries in this process, or a slot freed). */
   private wake(delayMs: number): void {
     if (!this.running) return;
     if (this.polling) {
@@ -99,7 +163,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.nextTickAt = Date.now() + delayMs;
+    if (delayMs === 0) {
+      // In this turn of the event loop, after its I/O: a timer would wait for the next turn,
+      // which under a busy API comes late.
+      this.immediate = setImmediate(() => this.tick());
+      this.immediate.unref();
+      return;
+    }
     this.timer = setTimeout(() => this.tick(), delayMs);
     this.timer.unref();
   }
@@ -118,34 +190,57 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       });
   }
 
-  /** Claims what fits in the free slots and starts those attempts (without awaiting them). */
+  /** Claims what may be held beside what is, and hands it to the sending thread. */
   private async poll(): Promise<void> {
-    const free = this.config.webhooks.concurrency - this.inFlight.size;
+    const free = this.maxHeld - this.outstanding.size;
     if (free <= 0) return;
-    const claimed = await this.claim(free);
-    for (const c of claimed) this.start(c);
+    const { send, taken } = await this.claim(free);
+    if (!this.running) {
+      // Stopped while claiming: nothing goes to the thread.
+      await this.handBack(send);
+      return;
+    }
+    const jobs: DeliveryJob[] = [];
+    for (const c of send) {
+      this.outstanding.set(c.delivery.id, c);
+      this.count(c.endpoint.id, 1);
+      jobs.push({
+        deliveryId: c.delivery.id,
+        endpointId: c.endpoint.id,
+        url: c.endpoint.url,
+        eventId: c.delivery.eventId,
+        body: c.body,
+        secrets: this.endpointsService.signingSecrets(c.endpoint),
+        leaseEndsAt: c.delivery.nextAttemptAt!.getTime(),
+      });
+    }
+    this.thread.submit(jobs);
     // A full batch suggests more is due: look again at once rather than after the interval.
-    if (claimed.length === free) this.pollAgain = true;
+    if (taken === free) this.pollAgain = true;
   }
 
-  private async claim(free: number): Promise<Claimed[]> {
-    const { endpointConcurrency, leaseSeconds } = this.config.webhooks;
-    const busy = [...this.perEndpoint]
-      .filter(([, n]) => n >= endpointConcurrency)
-      .map(([id]) => id);
+  /**
+   * Up to `free` due deliveries, leased to this process with what each sends: one transaction.
+   * Those of an endpoint deleted or disabled since they were queued are canceled in it.
+   */
+  private async claim(free: number): Promise<{ send: Claimed[]; taken: number }> {
+    const { leaseSeconds } = this.config.webhooks;
+    const perEndpoint = this.maxHeldPerEndpoint;
+    const full = [...this.held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
     const token = randomUUID();
     const now = new Date();
     return this.transaction(async (m) => {
-      const due = await this.deliveries.due(m, now, free * CANDIDATES_PER_SLOT, busy);
+      const due = await this.deliveries.due(m, now, free * CANDIDATES_PER_SLOT, full);
       const taken: WebhookDelivery[] = [];
-      const counts = new Map(this.perEndpoint);
+      const counts = new Map(this.held);
       for (const d of due) {
         if (taken.length >= free) break;
         const n = counts.get(d.endpointId) ?? 0;
-        if (n >= endpointConcurrency) continue;
+        if (n >= perEndpoint) continue;
         counts.set(d.endpointId, n + 1);
         taken.push(d);
       }
+      if (taken.length === 0) return { send: [], taken: 0 };
       const until = new Date(now.getTime() + leaseSeconds * 1000);
       await this.deliveries.lease(
         m,
@@ -153,72 +248,64 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         until,
         token,
       );
-      // What each attempt sends, read in the same transaction: one wait for the database.
-      const out: Claimed[] = [];
-      const endpoints = new Map<string, WebhookEndpoint | null>();
+      // What each attempt sends, read in the same transaction: two statements for the batch.
+      const unique = (ids: string[]) => [...new Set(ids)];
+      const endpoints = new Map(
+        (await this.endpoints.findByIds(m, unique(taken.map((d) => d.endpointId)))).map((e) => [
+          e.id,
+          e,
+        ]),
+      );
+      const events = new Map(
+        (await this.deliveries.events(m, unique(taken.map((d) => d.eventId)))).map((e) => [
+          e.id,
+          e,
+        ]),
+      );
+      const bodies = new Map<string, string>();
+      const send: Claimed[] = [];
+      const cancel: string[] = [];
       for (const d of taken) {
-        const delivery = { ...d, leaseToken: token, nextAttemptAt: until };
-        if (!endpoints.has(d.endpointId)) {
-          endpoints.set(d.endpointId, await this.endpoints.findById(m, d.endpointId));
-        }
         const endpoint = endpoints.get(d.endpointId);
-        const event = await this.deliveries.event(m, d.eventId);
-        if (endpoint && event) out.push({ delivery, endpoint, event });
+        const event = events.get(d.eventId);
+        if (!endpoint || !event) continue;
+        if (endpoint.deletedAt !== null || endpoint.status !== 'enabled') {
+          cancel.push(d.id);
+          continue;
+        }
+        let body = bodies.get(event.id);
+        if (body === undefined)
+          bodies.set(event.id, (body = JSON.stringify(toEventResponse(event))));
+        send.push({ delivery: { ...d, leaseToken: token, nextAttemptAt: until }, endpoint, body });
       }
-      return out;
-    });
-  }
-
-  private start(c: Claimed): void {
-    const endpointId = c.endpoint.id;
-    this.perEndpoint.set(endpointId, (this.perEndpoint.get(endpointId) ?? 0) + 1);
-    const done = this.attempt(c)
-      .catch((err: unknown) =>
-        this.logger.warn({ err, deliveryId: c.delivery.id }, 'webhook attempt failed to record'),
-      )
-      .finally(() => {
-        this.inFlight.delete(c.delivery.id);
-        const left = (this.perEndpoint.get(endpointId) ?? 1) - 1;
-        if (left <= 0) this.perEndpoint.delete(endpointId);
-        else this.perEndpoint.set(endpointId, left);
-        // A slot is free: what waits need not wait for the interval.
-        this.wake(0);
-      });
-    this.inFlight.set(c.delivery.id, { endpointId, done });
-  }
-
-  /** One attempt: send (unless the endpoint is gone or disabled), then record its outcome. */
-  private async attempt({ delivery, endpoint, event }: Claimed): Promise<void> {
-    const token = delivery.leaseToken!;
-    if (endpoint.deletedAt !== null || endpoint.status !== 'enabled') {
-      await this.transaction(async (m) => {
-        if (!(await this.deliveries.held(m, delivery.id, token))) return;
-        await this.deliveries.update(m, delivery.id, {
+      for (const id of cancel) {
+        await this.deliveries.update(m, id, {
           status: 'canceled',
           nextAttemptAt: null,
           leaseToken: null,
         });
-      });
-      return;
-    }
-    const outcome = await sendWebhook({
-      url: endpoint.url,
-      id: event.id,
-      body: JSON.stringify(toEventResponse(event)),
-      secrets: this.endpointsService.signingSecrets(endpoint),
-      timeoutMs: this.config.webhooks.timeoutSeconds * 1000,
-      allowPrivateNetworks: this.config.webhooks.allowPrivateNetworks,
-      signal: this.abort.signal,
+      }
+      return { send, taken: taken.length };
     });
+  }
+
+  /** The sending thread is done with a delivery: this process no longer holds it. */
+  private report(deliveryId: string): Claimed | undefined {
+    const c = this.outstanding.get(deliveryId);
+    if (!c) return undefined;
+    this.outstanding.delete(deliveryId);
+    this.count(c.endpoint.id, -1);
+    // Room to hold more: claim now rather than after the interval.
+    this.wake(0);
+    return c;
+  }
+
+  private ended(deliveryId: string, outcome: SendOutcome, at: Date): void {
+    const c = this.report(deliveryId);
+    if (!c) return;
     if (outcome.aborted) {
-      // Stopping: hand the delivery back as due now, not counted as an attempt.
-      await this.transaction(async (m) => {
-        if (!(await this.deliveries.held(m, delivery.id, token))) return;
-        await this.deliveries.update(m, delivery.id, {
-          nextAttemptAt: new Date(),
-          leaseToken: null,
-        });
-      }).catch(() => undefined);
+      // Stopping: handed back as due now, not counted as an attempt.
+      this.aborted.push(c);
       return;
     }
     this.metrics.webhookAttempts.inc({
@@ -228,56 +315,133 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           ? 'network_error'
           : 'http_error',
     });
-    await this.record(delivery, outcome);
+    this.attempted.push({ claimed: c, outcome, at });
+    this.startRecording();
   }
 
-  /** The attempt's row, the delivery's next state and the endpoint's failing streak, together. */
-  private async record(delivery: WebhookDelivery, outcome: SendOutcome): Promise<void> {
+  /** The sending thread died: what it held is left to its leases' end (at least once). */
+  private lost(err: Error): void {
+    this.logger.error({ err, held: this.outstanding.size }, 'webhook sending thread lost');
+    for (const id of [...this.outstanding.keys()]) this.report(id);
+  }
+
+  private count(endpointId: string, by: number): void {
+    const n = (this.held.get(endpointId) ?? 0) + by;
+    if (n <= 0) this.held.delete(endpointId);
+    else this.held.set(endpointId, n);
+  }
+
+  /** Deliveries this process holds but will not attempt, due again now for any instance. */
+  private async handBack(items: Claimed[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.transaction(async (m) => {
+      for (const { delivery } of items) {
+        if (!(await this.deliveries.held(m, delivery.id, delivery.leaseToken!))) continue;
+        await this.deliveries.update(m, delivery.id, {
+          nextAttemptAt: new Date(),
+          leaseToken: null,
+        });
+      }
+    }).catch((err: unknown) => this.logger.warn({ err }, 'webhook deliveries not handed back'));
+  }
+
+  private startRecording(): void {
+    if (this.recording || this.attempted.length === 0) return;
+    this.recording = this.recordAll().finally(() => {
+      this.recording = undefined;
+      this.startRecording();
+    });
+  }
+
+  /**
+   * Records the ended attempts, a batch per transaction. A batch that fails to record is
+   * logged: its deliveries stay leased and are attempted again when the lease ends (at least
+   * once).
+   */
+  private async recordAll(): Promise<void> {
+    while (this.attempted.length > 0) {
+      const batch = this.attempted.splice(0, RECORD_BATCH);
+      await this.record(batch).catch((err: unknown) =>
+        this.logger.warn({ err, attempts: batch.length }, 'webhook attempts failed to record'),
+      );
+    }
+  }
+
+  /** The attempts' rows, their deliveries' next states and their endpoints' failing streaks. */
+  private async record(batch: Attempted[]): Promise<void> {
     const { retryScheduleSeconds, disableAfterSeconds } = this.config.webhooks;
     await this.transaction(async (m) => {
-      // The endpoint row first, then the delivery: the order in which PATCH and DELETE of an
+      // The endpoint rows first, then the deliveries: the order in which PATCH and DELETE of an
       // endpoint lock them too (before canceling its deliveries), so the two never deadlock.
-      const endpoint = await this.endpoints.findById(m, delivery.endpointId, true);
-      const held = await this.deliveries.held(m, delivery.id, delivery.leaseToken!);
-      // The lease ran out and another claim took over: that claim records its own attempt.
-      if (!held) return;
+      const endpointIds = [...new Set(batch.map((a) => a.claimed.endpoint.id))].sort();
+      const endpoints = new Map(
+        (await this.endpoints.findByIds(m, endpointIds, true)).map((e) => [e.id, e]),
+      );
+      const deliveryIds = [...new Set(batch.map((a) => a.claimed.delivery.id))].sort();
+      const rows = new Map((await this.deliveries.lockMany(m, deliveryIds)).map((d) => [d.id, d]));
       const now = new Date();
-      const attempt = held.attempts + 1;
-      const delay = retryScheduleSeconds[attempt - 1];
-      const nextRetryAt =
-        outcome.succeeded || delay === undefined ? null : new Date(now.getTime() + delay * 1000);
-      await this.deliveries.insertAttempt(m, {
-        id: newId(ID_PREFIXES.webhookAttempt),
-        deliveryId: held.id,
-        endpointId: held.endpointId,
-        eventId: held.eventId,
-        attempt,
-        succeeded: outcome.succeeded,
-        statusCode: outcome.statusCode,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
-        nextRetryAt,
-        createdAt: now,
-      });
-      await this.deliveries.update(m, held.id, {
-        attempts: attempt,
-        status: outcome.succeeded ? 'succeeded' : nextRetryAt ? 'pending' : 'failed',
-        nextAttemptAt: nextRetryAt,
-        leaseToken: null,
-      });
-      if (outcome.succeeded) {
-        await this.endpoints.clearFailing(m, held.endpointId);
-        return;
+      const attempts: WebhookAttempt[] = [];
+      const succeeded: string[] = [];
+      const failed: { id: string; changes: Partial<WebhookDelivery> }[] = [];
+      /** Each endpoint's failing streak after these attempts, in the order they ended. */
+      const streaks = new Map<string, Date | null>();
+      for (const { claimed, outcome, at } of batch) {
+        const held = rows.get(claimed.delivery.id);
+        // The lease ran out and another claim took over: that claim records its own attempt.
+        if (!held || held.leaseToken !== claimed.delivery.leaseToken) continue;
+        rows.delete(held.id);
+        const attempt = held.attempts + 1;
+        const delay = retryScheduleSeconds[attempt - 1];
+        const nextRetryAt =
+          outcome.succeeded || delay === undefined ? null : new Date(at.getTime() + delay * 1000);
+        attempts.push({
+          id: newId(ID_PREFIXES.webhookAttempt),
+          deliveryId: held.id,
+          endpointId: held.endpointId,
+          eventId: held.eventId,
+          attempt,
+          succeeded: outcome.succeeded,
+          statusCode: outcome.statusCode,
+          durationMs: outcome.durationMs,
+          error: outcome.error,
+          nextRetryAt,
+          createdAt: at,
+        });
+        if (outcome.succeeded) succeeded.push(held.id);
+        else {
+          failed.push({
+            id: held.id,
+            changes: {
+              attempts: attempt,
+              status: nextRetryAt ? 'pending' : 'failed',
+              nextAttemptAt: nextRetryAt,
+              leaseToken: null,
+            },
+          });
+        }
+        const streak = streaks.has(held.endpointId)
+          ? streaks.get(held.endpointId)!
+          : (endpoints.get(held.endpointId)?.failingSince ?? null);
+        streaks.set(held.endpointId, outcome.succeeded ? null : (streak ?? at));
       }
-      await this.endpoints.markFailing(m, held.endpointId, now);
-      if (
-        endpoint &&
-        endpoint.status === 'enabled' &&
-        endpoint.deletedAt === null &&
-        now.getTime() - (endpoint.failingSince ?? now).getTime() >= disableAfterSeconds * 1000
-      ) {
-        await this.endpointsService.disableFailing(m, endpoint, now);
-        this.logger.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing');
+      await this.deliveries.insertAttempts(m, attempts);
+      await this.deliveries.markSucceeded(m, succeeded, now);
+      for (const { id, changes } of failed) await this.deliveries.update(m, id, changes);
+      for (const [id, since] of streaks) {
+        const endpoint = endpoints.get(id);
+        if (!endpoint) continue;
+        if ((endpoint.failingSince?.getTime() ?? null) !== (since?.getTime() ?? null)) {
+          await this.endpoints.setFailingSince(m, id, since);
+        }
+        if (
+          since !== null &&
+          endpoint.status === 'enabled' &&
+          endpoint.deletedAt === null &&
+          now.getTime() - since.getTime() >= disableAfterSeconds * 1000
+        ) {
+          await this.endpointsService.disableFailing(m, { ...endpoint, failingSince: since }, now);
+          this.logger.warn({ endpointId: id }, 'webhook endpoint disabled after failing');
+        }
       }
     });
   }

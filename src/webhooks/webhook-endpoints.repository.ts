@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
-import { EntityTable } from '../database/entity-table';
+import { EntityTable, perCount, placeholders } from '../database/entity-table';
 import { Tenant } from '../events/caller';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 
@@ -13,7 +13,7 @@ export type ListeningEndpoint = Pick<WebhookEndpoint, 'id' | 'enabledEvents'>;
 @Injectable()
 export class WebhookEndpointsRepository {
   private table?: EntityTable<WebhookEndpoint>;
-  private byIdSql?: { plain: string; forUpdate: string };
+  private byIdsSql?: { plain: (n: number) => string; forUpdate: (n: number) => string };
   /**
    * What `enabledFor` read in each open transaction (keyed by its entity manager), per
    * organization and mode: a write that records several events asks once. Dropped with the
@@ -37,7 +37,7 @@ export class WebhookEndpointsRepository {
 
   /**
    * A live endpoint of this organization and mode; locked (FOR NO KEY UPDATE on PostgreSQL, see
-   * findById) for a read-modify-write when asked.
+   * findByIds) for a read-modify-write when asked.
    */
   findLive(
     m: EntityManager,
@@ -57,26 +57,25 @@ export class WebhookEndpointsRepository {
   }
 
   /**
-   * Any endpoint by id, deleted ones too (the dispatcher checks their state itself). `lock` takes
-   * FOR NO KEY UPDATE on PostgreSQL: it queues behind other writers of the row but not behind
-   * the key-share locks that inserting its deliveries and attempts takes, so recording attempts
-   * in parallel never deadlocks on it.
+   * These endpoints by id, deleted ones too (the dispatcher checks their state itself). `lock`
+   * takes FOR NO KEY UPDATE on PostgreSQL, in the order of the ids (two instances recording at
+   * once never deadlock): it queues behind other writers of the rows but not behind the
+   * key-share locks that inserting their deliveries and attempts takes.
    */
-  async findById(m: EntityManager, id: string, lock = false): Promise<WebhookEndpoint | null> {
-    const endpoints = this.endpointsTable;
-    const [row] = await this.db.rows(m, lock ? this.byId.forUpdate : this.byId.plain, [id]);
-    return row ? endpoints.fromRow(row) : null;
+  async findByIds(m: EntityManager, ids: string[], lock = false): Promise<WebhookEndpoint[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.rows(
+      m,
+      (lock ? this.byIds.forUpdate : this.byIds.plain)(ids.length),
+      ids,
+    );
+    return rows.map((row) => this.endpointsTable.fromRow(row));
   }
 
-  /** After a success: the failing streak ends (a write only when there was one). */
-  async clearFailing(m: EntityManager, id: string): Promise<void> {
-    await this.db.execute(m, CLEAR_FAILING_SQL, [id]);
-  }
-
-  /** After a failure: the failing streak starts now unless it already had. */
-  async markFailing(m: EntityManager, id: string, now: Date): Promise<void> {
-    await this.db.execute(m, MARK_FAILING_SQL, [
-      this.endpointsTable.param('failingSince', now),
+  /** The start of an endpoint's failing streak, or null when a success ended it. */
+  async setFailingSince(m: EntityManager, id: string, since: Date | null): Promise<void> {
+    await this.db.execute(m, SET_FAILING_SQL, [
+      since === null ? null : this.endpointsTable.param('failingSince', since),
       id,
     ]);
   }
@@ -85,15 +84,17 @@ export class WebhookEndpointsRepository {
     return (this.table ??= this.db.table(WebhookEndpoint));
   }
 
-  private get byId(): { plain: string; forUpdate: string } {
-    if (!this.byIdSql) {
-      const plain = `SELECT ${this.endpointsTable.columnList()} FROM "webhook_endpoints" WHERE "id" = ?`;
-      this.byIdSql = {
-        plain,
-        forUpdate: this.db.isPostgres ? `${plain} FOR NO KEY UPDATE` : plain,
+  private get byIds(): { plain: (n: number) => string; forUpdate: (n: number) => string } {
+    if (!this.byIdsSql) {
+      const select = (n: number) =>
+        `SELECT ${this.endpointsTable.columnList()} FROM "webhook_endpoints" WHERE "id" IN (${placeholders(n)}) ORDER BY "id"`;
+      const lock = this.db.isPostgres ? ' FOR NO KEY UPDATE' : '';
+      this.byIdsSql = {
+        plain: perCount(select),
+        forUpdate: perCount((n) => select(n) + lock),
       };
     }
-    return this.byIdSql;
+    return this.byIdsSql;
   }
 
   page(
@@ -155,8 +156,5 @@ const ENABLED_SQL =
   'SELECT "id", "enabled_events" FROM "webhook_endpoints" ' +
   `WHERE "organization_id" = ? AND "livemode" = ? AND "deleted_at" IS NULL AND "status" = 'enabled'`;
 
-/** The dispatcher's writes of one endpoint's failing streak (constant SQL, as its reads). */
-const CLEAR_FAILING_SQL =
-  'UPDATE "webhook_endpoints" SET "failing_since" = NULL WHERE "id" = ? AND "failing_since" IS NOT NULL';
-const MARK_FAILING_SQL =
-  'UPDATE "webhook_endpoints" SET "failing_since" = ? WHERE "id" = ? AND "failing_since" IS NULL';
+/** The dispatcher's write of an endpoint's failing streak, under the row's lock (constant SQL). */
+const SET_FAILING_SQL = 'UPDATE "webhook_endpoints" SET "failing_since" = ? WHERE "id" = ?';

@@ -33,12 +33,16 @@ import { InvalidWebhookUrlError } from './webhooks.errors';
 
 /** How long the secret before a rotation keeps signing (docs/api.md §5.7). */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+/** Opened signing secrets kept in memory at most (one or two per endpoint that receives). */
+const OPENED_SECRETS_KEPT = 10_000;
 
 /** Webhook endpoints (docs/api.md §5.7): their rules, and the queueing of deliveries. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly secrets: SecretBox;
   private readonly wakeListeners: (() => void)[] = [];
+  /** Opened signing secrets by sealed value (see `signingSecrets`). */
+  private readonly openedSecrets = new Map<string, string>();
 
   constructor(
     private readonly db: Database,
@@ -48,7 +52,7 @@ export class WebhookEndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.secrets = new SecretBox(config.encryptionKey);
-    events.onRecorded((m, event) => this.queueDeliveries(m, event));
+    events.onRecorded((m, recorded) => this.queueDeliveries(m, recorded));
     events.onSweep((m, ids) => this.deliveries.deleteForEvents(m, ids));
   }
 
@@ -57,17 +61,31 @@ export class WebhookEndpointsService {
     this.wakeListeners.push(listener);
   }
 
-  /** The signing secrets of an endpoint now: the current one, and the previous one in its grace. */
+  /**
+   * The signing secrets of an endpoint now: the current one, and the previous one during its
+   * grace period. Each is opened (AES-GCM) once and kept, keyed by the sealed value, so a
+   * rotation or a new endpoint simply misses the cache.
+   */
   signingSecrets(endpoint: WebhookEndpoint, now = new Date()): string[] {
-    const secrets = [this.secrets.open(endpoint.secretEncrypted, endpoint.id)];
+    const secrets = [this.opened(endpoint.id, endpoint.secretEncrypted)];
     if (
       endpoint.previousSecretEncrypted !== null &&
       endpoint.previousSecretExpiresAt !== null &&
       endpoint.previousSecretExpiresAt > now
     ) {
-      secrets.push(this.secrets.open(endpoint.previousSecretEncrypted, endpoint.id));
+      secrets.push(this.opened(endpoint.id, endpoint.previousSecretEncrypted));
     }
     return secrets;
+  }
+
+  private opened(endpointId: string, sealed: string): string {
+    let secret = this.openedSecrets.get(sealed);
+    if (secret === undefined) {
+      if (this.openedSecrets.size >= OPENED_SECRETS_KEPT) this.openedSecrets.clear();
+      secret = this.secrets.open(sealed, endpointId);
+      this.openedSecrets.set(sealed, secret);
+    }
+    return secret;
   }
 
   async create(
@@ -242,31 +260,37 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * In the transaction that records `event`: one delivery for each enabled endpoint of its
-   * organization and mode whose enabledEvents select it, due now. The endpoints are read once
-   * per transaction (a plan create records four events; see WebhookEndpointsRepository).
+   * In the transaction that records `events` (a write's events, together): one delivery for
+   * each enabled endpoint of an event's organization and mode whose enabledEvents select it, due
+   * now, inserted in one statement. The endpoints are read once per transaction and organization
+   * and mode (see WebhookEndpointsRepository).
    */
-  private async queueDeliveries(m: EntityManager, event: EventRecord): Promise<void> {
-    const endpoints = await this.endpoints.enabledFor(m, {
-      organizationId: event.organizationId,
-      livemode: event.livemode,
-    });
+  private async queueDeliveries(m: EntityManager, events: EventRecord[]): Promise<void> {
     const now = new Date();
-    const deliveries: WebhookDelivery[] = endpoints
-      .filter((e) => selects(e.enabledEvents, event.type))
-      .map((e) => ({
-        id: newId(ID_PREFIXES.webhookDelivery),
-        endpointId: e.id,
-        eventId: event.id,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        leaseToken: null,
-        createdAt: now,
-        updatedAt: now,
-      }));
+    const deliveries: WebhookDelivery[] = [];
+    for (const event of events) {
+      const endpoints = await this.endpoints.enabledFor(m, {
+        organizationId: event.organizationId,
+        livemode: event.livemode,
+      });
+      for (const e of endpoints) {
+        if (!selects(e.enabledEvents, event.type)) continue;
+        deliveries.push({
+          id: newId(ID_PREFIXES.webhookDelivery),
+          endpointId: e.id,
+          eventId: event.id,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now,
+          leaseToken: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    }
+    if (deliveries.length === 0) return;
     await this.deliveries.insert(m, deliveries);
-    if (deliveries.length > 0) for (const wake of this.wakeListeners) wake();
+    for (const wake of this.wakeListeners) wake();
   }
 
   /** https:// on public addresses only, resolved now (again at each delivery). */

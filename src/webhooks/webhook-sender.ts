@@ -9,8 +9,8 @@ export interface SendInput {
   id: string;
   /** The exact JSON text sent and signed. */
   body: string;
-  /** Every secret that signs (two during a rotation's grace period). */
-  secrets: string[];
+  /** Every secret that signs, as its signer (two during a rotation's grace period). */
+  signers: Webhook[];
   timeoutMs: number;
   allowPrivateNetworks: boolean;
   /** Aborts the attempt (the dispatcher stopping); the outcome then says `aborted`. */
@@ -36,13 +36,13 @@ const ERROR_MAX = 500;
 export function signedHeaders(
   id: string,
   body: string,
-  secrets: string[],
+  signers: Webhook[],
   at = new Date(),
 ): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' '),
+    'webhook-signature': signers.map((s) => s.sign(id, at, body)).join(' '),
   };
 }
 
@@ -88,7 +88,7 @@ export function sendWebhook(input: SendInput): Promise<SendOutcome> {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(input.body),
         'user-agent': 'billing-api-webhooks/1',
-        ...signedHeaders(input.id, input.body, input.secrets),
+        ...signedHeaders(input.id, input.body, input.signers),
       },
     });
     const timer = setTimeout(() => {

@@ -59,19 +59,21 @@ describe(`webhooks query plans (${TEST_DIALECT})`, () => {
           const count = 1 + (i % 3);
           for (let attempt = 1; attempt <= count; attempt++) {
             const last = attempt === count;
-            await deliveries.insertAttempt(m, {
-              id: newId(ID_PREFIXES.webhookAttempt),
-              deliveryId: delivery.id,
-              endpointId: delivery.endpoint_id,
-              eventId: event.id,
-              attempt,
-              succeeded: last && i % 3 !== 2,
-              statusCode: last && i % 3 !== 2 ? 204 : 500,
-              durationMs: 12,
-              error: last && i % 3 !== 2 ? null : 'answered 500',
-              nextRetryAt: null,
-              createdAt: new Date(started + i * 1000 + attempt),
-            });
+            await deliveries.insertAttempts(m, [
+              {
+                id: newId(ID_PREFIXES.webhookAttempt),
+                deliveryId: delivery.id,
+                endpointId: delivery.endpoint_id,
+                eventId: event.id,
+                attempt,
+                succeeded: last && i % 3 !== 2,
+                statusCode: last && i % 3 !== 2 ? 204 : 500,
+                durationMs: 12,
+                error: last && i % 3 !== 2 ? null : 'answered 500',
+                nextRetryAt: null,
+                createdAt: new Date(started + i * 1000 + attempt),
+              },
+            ]);
           }
         }
       });

@@ -1,0 +1,95 @@
+import { DeliveryJob, DeliverySlots } from './delivery-slots';
+import type { SendOutcome } from './webhook-sender';
+
+const OK: SendOutcome = {
+  succeeded: true,
+  statusCode: 200,
+  durationMs: 1,
+  error: null,
+  aborted: false,
+};
+
+/** Attempts that end when the test says so. */
+function harness(limits = { concurrency: 3, endpointConcurrency: 2, timeoutMs: 10_000 }) {
+  let now = 1_000_000;
+  const pending = new Map<string, () => void>();
+  const started: string[] = [];
+  const ended: string[] = [];
+  const dropped: string[] = [];
+  const slots = new DeliverySlots(
+    limits,
+    (job) =>
+      new Promise<SendOutcome>((resolve) => {
+        started.push(job.deliveryId);
+        pending.set(job.deliveryId, () => resolve(OK));
+      }),
+    {
+      ended: (job) => ended.push(job.deliveryId),
+      dropped: (job) => dropped.push(job.deliveryId),
+    },
+    () => now,
+  );
+  const job = (deliveryId: string, endpointId: string, leaseLeftMs = 60_000): DeliveryJob => ({
+    deliveryId,
+    endpointId,
+    url: 'https://example.com/hook',
+    eventId: `evt_${deliveryId}`,
+    body: '{}',
+    secrets: [],
+    leaseEndsAt: now + leaseLeftMs,
+  });
+  const finish = async (id: string) => {
+    pending.get(id)!();
+    pending.delete(id);
+    // Let the attempt's promise chain run.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  const advance = (ms: number) => (now += ms);
+  return { slots, job, finish, advance, started, ended, dropped };
+}
+
+describe('DeliverySlots', () => {
+  it('runs at most endpointConcurrency attempts to one endpoint, and others go on beside', async () => {
+    const h = harness();
+    h.slots.submit([h.job('a1', 'A'), h.job('a2', 'A'), h.job('a3', 'A'), h.job('b1', 'B')]);
+    // a3 waits for a slot of A; b1 goes before it.
+    expect(h.started).toEqual(['a1', 'a2', 'b1']);
+    await h.finish('a1');
+    expect(h.started).toEqual(['a1', 'a2', 'b1', 'a3']);
+    expect(h.ended).toEqual(['a1']);
+  });
+
+  it('runs at most concurrency attempts in all, in the order submitted', async () => {
+    const h = harness();
+    h.slots.submit([h.job('a1', 'A'), h.job('b1', 'B'), h.job('c1', 'C'), h.job('d1', 'D')]);
+    expect(h.started).toEqual(['a1', 'b1', 'c1']);
+    await h.finish('b1');
+    expect(h.started).toEqual(['a1', 'b1', 'c1', 'd1']);
+  });
+
+  it('does not attempt a job with no more than one timeout of its lease left when its turn comes', async () => {
+    const h = harness({ concurrency: 1, endpointConcurrency: 1, timeoutMs: 10_000 });
+    h.slots.submit([h.job('a1', 'A'), h.job('a2', 'A', 30_000), h.job('a3', 'A', 60_000)]);
+    expect(h.started).toEqual(['a1']);
+    h.advance(25_000);
+    await h.finish('a1');
+    // a2 has 5 s of its lease left, less than the 10 s an attempt may take: left to its lease.
+    expect(h.dropped).toEqual(['a2']);
+    expect(h.started).toEqual(['a1', 'a3']);
+  });
+
+  it('on stop starts nothing more and returns what was not started, after those in flight end', async () => {
+    const h = harness({ concurrency: 1, endpointConcurrency: 1, timeoutMs: 10_000 });
+    h.slots.submit([h.job('a1', 'A'), h.job('a2', 'A')]);
+    let left: DeliveryJob[] | undefined;
+    const stopping = h.slots.stop().then((jobs) => (left = jobs));
+    await Promise.resolve();
+    expect(left).toBeUndefined();
+    await h.finish('a1');
+    await stopping;
+    expect(left!.map((j) => j.deliveryId)).toEqual(['a2']);
+    expect(h.started).toEqual(['a1']);
+    h.slots.submit([h.job('a3', 'A')]);
+    expect(h.dropped).toEqual(['a3']);
+  });
+});

@@ -1,0 +1,117 @@
+import type { SendOutcome } from './webhook-sender';
+
+/** One attempt to make: what the sending thread needs, and nothing more. */
+export interface DeliveryJob {
+  deliveryId: string;
+  endpointId: string;
+  url: string;
+  /** The event id: the `webhook-id` header. */
+  eventId: string;
+  /** The exact JSON text sent and signed. */
+  body: string;
+  /** The endpoint's signing secrets now, current first (two during a rotation's grace period). */
+  secrets: string[];
+  /** When the delivery's lease ends, in milliseconds since the epoch. */
+  leaseEndsAt: number;
+}
+
+/** How many attempts run at once, in all and to one endpoint, and how long one may last. */
+export interface SlotLimits {
+  concurrency: number;
+  endpointConcurrency: number;
+  timeoutMs: number;
+}
+
+/** What the slots report of each job: its attempt ended, or it was not attempted. */
+export interface SlotReports {
+  ended(job: DeliveryJob, outcome: SendOutcome, at: number): void;
+  /** Too little of its lease was left when its turn came: left to the lease's end. */
+  dropped(job: DeliveryJob): void;
+}
+
+/**
+ * Runs delivery attempts as slots free, in the order submitted: at most `concurrency` at once,
+ * and at most `endpointConcurrency` to one endpoint, so a slow or dead endpoint holds a few slots
+ * and delays no other, and the next attempt to an endpoint starts the moment one ends. A job
+ * whose lease has no more than one timeout left when its turn comes is not attempted: its lease
+ * runs out and any instance takes it again.
+ */
+export class DeliverySlots {
+  private readonly ready: DeliveryJob[] = [];
+  private readonly sending = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly limits: SlotLimits,
+    private readonly send: (job: DeliveryJob) => Promise<SendOutcome>,
+    private readonly reports: SlotReports,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  submit(jobs: DeliveryJob[]): void {
+    if (this.stopped) {
+      for (const job of jobs) this.reports.dropped(job);
+      return;
+    }
+    this.ready.push(...jobs);
+    this.pump();
+  }
+
+  /** Starts no more attempts; returns the jobs not started, once those in flight have ended. */
+  async stop(): Promise<DeliveryJob[]> {
+    this.stopped = true;
+    const left = this.ready.splice(0);
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+    return left;
+  }
+
+  private pump(): void {
+    const { concurrency, endpointConcurrency, timeoutMs } = this.limits;
+    for (let i = 0; i < this.ready.length && this.inFlight.size < concurrency;) {
+      const job = this.ready[i];
+      if ((this.sending.get(job.endpointId) ?? 0) >= endpointConcurrency) {
+        i++;
+        continue;
+      }
+      this.ready.splice(i, 1);
+      if (job.leaseEndsAt - this.now() <= timeoutMs) this.reports.dropped(job);
+      else this.start(job);
+    }
+  }
+
+  private start(job: DeliveryJob): void {
+    this.count(job.endpointId, 1);
+    const attempt: Promise<void> = this.send(job)
+      .then((outcome) => this.reports.ended(job, outcome, this.now()))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        this.count(job.endpointId, -1);
+        if (!this.stopped) this.pump();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  private count(endpointId: string, by: number): void {
+    const n = (this.sending.get(endpointId) ?? 0) + by;
+    if (n <= 0) this.sending.delete(endpointId);
+    else this.sending.set(endpointId, n);
+  }
+}
+
+/** What the dispatcher tells the sending thread. */
+export type ToSender = { type: 'submit'; jobs: DeliveryJob[] } | { type: 'stop' };
+
+/** What the sending thread tells the dispatcher (ended and dropped attempts come in batches). */
+export type FromSender =
+  | {
+      type: 'reports';
+      ended: { deliveryId: string; outcome: SendOutcome; at: number }[];
+      dropped: string[];
+    }
+  | { type: 'stopped'; left: string[] };
+
+/** The sending thread's settings (its workerData). */
+export interface SenderSettings extends SlotLimits {
+  allowPrivateNetworks: boolean;
+}
