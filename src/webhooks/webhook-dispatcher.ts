@@ -21,8 +21,12 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 const CANDIDATES_PER_SLOT = 2;
 /** Attempts' outcomes recorded in one transaction at most. */
 const RECORD_BATCH = 100;
-/** Rounds of attempts held ready ahead at most, whatever the lease allows (see `rounds`). */
-const MAX_ROUNDS = 8;
+/** Rounds of attempts held ahead at most, however fast an endpoint answers (see `aheadFor`). */
+const MAX_ROUNDS = 64;
+/** Deliveries one claim takes at most. */
+const CLAIM_MAX = 500;
+/** How much of an endpoint's expected attempt duration comes from its latest attempt. */
+const DURATION_WEIGHT = 0.2;
 
 /** A claimed delivery (its lease token and end set) and what its attempt sends. */
 interface Claimed {
@@ -52,10 +56,9 @@ interface Attempted {
  * The attempts are made by the sending thread (DeliveryThread, delivery-worker.ts), a worker
  * thread with an event loop of its own: a busy API does not slow deliveries, nor deliveries the
  * API. There at most WEBHOOK_CONCURRENCY attempts run at once, and at most
- * WEBHOOK_ENDPOINT_CONCURRENCY to one endpoint (DeliverySlots). The dispatcher claims a few rounds
- * of attempts ahead (`rounds`: as many as certainly end within the lease even if each one times
- * out), so that one claim serves many attempts and an endpoint's next attempt starts the moment
- * one ends. Outcomes are recorded in batches, one transaction for all the attempts that ended
+ * WEBHOOK_ENDPOINT_CONCURRENCY to one endpoint (DeliverySlots). The dispatcher claims rounds of
+ * attempts ahead (`aheadFor`: as many as end within the lease at the endpoint's pace), so that one
+ * claim serves many attempts and an endpoint's next attempt starts the moment one ends. Outcomes are recorded in batches, one transaction for all the attempts that ended
  * meanwhile: each attempt's row, its delivery's next state (WEBHOOK_RETRY_SCHEDULE) and its
  * endpoint's failing streak, under the claim's lease token.
  *
@@ -81,9 +84,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly attempted: Attempted[] = [];
   private recording?: Promise<void>;
   private readonly thread: DeliveryThread;
-  /** Held at most: in all, and per endpoint (see `rounds`). */
+  /** Held at most in all (see `aheadFor` for one endpoint). */
   private readonly maxHeld: number;
-  private readonly maxHeldPerEndpoint: number;
+  /** Rounds held ahead for an endpoint whose pace is not known yet (see `rounds`). */
+  private readonly safeRounds: number;
+  /** Each endpoint's expected attempt duration in ms (a moving average of its latest attempts). */
+  private readonly durations = new Map<string, number>();
   /** The dispatcher's units of work go first on SQLite, so delivery keeps pace with writes. */
   private readonly transaction = <T>(work: (m: EntityManager) => Promise<T>) =>
     this.db.transaction(work, undefined, FIRST);
@@ -100,9 +106,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     logger.setContext('WebhookDispatcher');
     const { concurrency, endpointConcurrency, timeoutSeconds, allowPrivateNetworks } =
       config.webhooks;
-    const rounds = WebhookDispatcher.rounds(config);
-    this.maxHeld = concurrency * rounds;
-    this.maxHeldPerEndpoint = endpointConcurrency * rounds;
+    this.safeRounds = WebhookDispatcher.rounds(config);
+    this.maxHeld = concurrency * MAX_ROUNDS;
     this.thread = new DeliveryThread(
       { concurrency, endpointConcurrency, timeoutMs: timeoutSeconds * 1000, allowPrivateNetworks },
       {
@@ -116,13 +121,32 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * How many rounds of attempts a claim takes ahead: a delivery held behind `rounds - 1` others
-   * of its slot, each of which may last the whole timeout, still ends before its lease does
-   * (WEBHOOK_LEASE_SECONDS is greater than WEBHOOK_TIMEOUT_SECONDS; with the defaults, 5).
+   * How many rounds of attempts are held for an endpoint whose pace is unknown: a delivery held
+   * behind `rounds - 1` others of its slot, each of which may last the whole timeout, still ends
+   * before its lease does (WEBHOOK_LEASE_SECONDS is greater than WEBHOOK_TIMEOUT_SECONDS; with
+   * the defaults, 5).
    */
   static rounds(config: AppConfig): number {
     const { leaseSeconds, timeoutSeconds } = config.webhooks;
     return Math.max(1, Math.min(MAX_ROUNDS, Math.floor(leaseSeconds / timeoutSeconds) - 1));
+  }
+
+  /**
+   * How many deliveries of one endpoint this process may hold: WEBHOOK_ENDPOINT_CONCURRENCY times
+   * the rounds that end within the lease, less one timeout, at the endpoint's expected attempt
+   * duration (at least the safe rounds, at most MAX_ROUNDS). A fast endpoint gets many ahead, so
+   * that it keeps pace however late the API's busy event loop lets the next claim run; one that
+   * slows down gets fewer. A held delivery whose turn comes too late for its lease is not sent
+   * (DeliverySlots): it is due again when the lease ends.
+   */
+  private aheadFor(endpointId: string): number {
+    const { endpointConcurrency, leaseSeconds, timeoutSeconds } = this.config.webhooks;
+    const expected = this.durations.get(endpointId);
+    const rounds =
+      expected === undefined
+        ? this.safeRounds
+        : Math.floor(((leaseSeconds - timeoutSeconds) * 1000) / Math.max(expected, 1));
+    return endpointConcurrency * Math.min(MAX_ROUNDS, Math.max(this.safeRounds, rounds));
   }
 
   onApplicationBootstrap(): void {
@@ -192,7 +216,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /** Claims what may be held beside what is, and hands it to the sending thread. */
   private async poll(): Promise<void> {
-    const free = this.maxHeld - this.outstanding.size;
+    const free = Math.min(CLAIM_MAX, this.maxHeld - this.outstanding.size);
     if (free <= 0) return;
     const { send, taken } = await this.claim(free);
     if (!this.running) {
@@ -225,8 +249,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    */
   private async claim(free: number): Promise<{ send: Claimed[]; taken: number }> {
     const { leaseSeconds } = this.config.webhooks;
-    const perEndpoint = this.maxHeldPerEndpoint;
-    const full = [...this.held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const full = [...this.held].filter(([id, n]) => n >= this.aheadFor(id)).map(([id]) => id);
     const token = randomUUID();
     const now = new Date();
     return this.transaction(async (m) => {
@@ -236,7 +259,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       for (const d of due) {
         if (taken.length >= free) break;
         const n = counts.get(d.endpointId) ?? 0;
-        if (n >= perEndpoint) continue;
+        if (n >= this.aheadFor(d.endpointId)) continue;
         counts.set(d.endpointId, n + 1);
         taken.push(d);
       }
@@ -308,6 +331,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.aborted.push(c);
       return;
     }
+    this.observe(c.endpoint.id, outcome.durationMs);
     this.metrics.webhookAttempts.inc({
       outcome: outcome.succeeded
         ? 'succeeded'
@@ -317,6 +341,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     });
     this.attempted.push({ claimed: c, outcome, at });
     this.startRecording();
+  }
+
+  /** An attempt to `endpointId` took `durationMs`: its expected duration moves towards it. */
+  private observe(endpointId: string, durationMs: number): void {
+    const before = this.durations.get(endpointId);
+    if (before === undefined && this.durations.size >= 10_000) this.durations.clear();
+    this.durations.set(
+      endpointId,
+      before === undefined ? durationMs : before + (durationMs - before) * DURATION_WEIGHT,
+    );
   }
 
   /** The sending thread died: what it held is left to its leases' end (at least once). */
