@@ -1,4 +1,5 @@
-import { ID_PREFIXES, isIdOf, newId } from './ids';
+import { decodeTime } from 'ulid';
+import { ID_PREFIXES, idsMadeBefore, isIdOf, newId } from './ids';
 
 describe('newId', () => {
   it('makes ids of the API shape: the prefix and 26 characters of a ULID', () => {
@@ -27,3 +28,26 @@ describe('newId', () => {
     expect(characters.size).toBe(32);
   });
 });
+
+describe('idsMadeBefore', () => {
+  it('sorts after the ids made before the time and before those made at it or later', () => {
+    const before = newId(ID_PREFIXES.event);
+    while (Date.now() <= decodeMs(before)) {
+      // wait for a later millisecond than the first id's
+    }
+    const at = new Date();
+    const bound = idsMadeBefore(ID_PREFIXES.event, at);
+    const after = newId(ID_PREFIXES.event);
+    expect(bound).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(before < bound).toBe(true);
+    expect(after < bound).toBe(false);
+    expect(idsMadeBefore(ID_PREFIXES.event, new Date(at.getTime() + 1)) > after).toBe(
+      decodeMs(after) === at.getTime(),
+    );
+  });
+});
+
+/** The creation time of an id, in milliseconds since the epoch. */
+function decodeMs(id: string): number {
+  return decodeTime(id.slice(id.indexOf('_') + 1));
+}

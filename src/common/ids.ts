@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /** Every identifier prefix the API hands out (docs/api.md §1). */
 export const ID_PREFIXES = {
@@ -41,6 +41,16 @@ const ulid = monotonicFactory(pooledRandom);
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
+}
+
+/**
+ * A bound that sorts after every id of this prefix made before `time` and before every id made at
+ * or after it: the id's time part with no random part. `id < idsMadeBefore(prefix, t)` selects by
+ * age through the primary key alone (the retention sweep). Holds for any collation that orders
+ * digits before capital letters, as C, ICU and glibc's all do.
+ */
+export function idsMadeBefore(prefix: IdPrefix, time: Date): string {
+  return `${prefix}_${encodeTime(time.getTime(), 10)}`;
 }
 
 const ID_BODY = /^[0-9A-Za-z]{16,40}$/;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In, LessThan } from 'typeorm';
+import { ID_PREFIXES, idsMadeBefore } from '../common/ids';
 import { Database } from '../database/database';
 import { EntityTable } from '../database/entity-table';
 import { EventRecord } from './entities/event.entity';
@@ -60,12 +61,16 @@ export class EventsRepository {
     return qb.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(q.limit).getMany();
   }
 
-  /** The ids of up to `limit` events created before `cutoff`, oldest first. */
+  /**
+   * The ids of up to `limit` events created before `cutoff`, oldest first: a range of the primary
+   * key, since an event's id is a ULID that starts with its creation time (no index of its own to
+   * keep up on every write).
+   */
   async idsOlderThan(m: EntityManager, cutoff: Date, limit: number): Promise<string[]> {
     const rows = await m.find(EventRecord, {
       select: { id: true },
-      where: { createdAt: LessThan(cutoff) },
-      order: { createdAt: 'ASC' },
+      where: { id: LessThan(idsMadeBefore(ID_PREFIXES.event, cutoff)) },
+      order: { id: 'ASC' },
       take: limit,
     });
     return rows.map((r) => r.id);

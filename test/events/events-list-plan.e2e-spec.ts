@@ -111,8 +111,8 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
       await runner.startTransaction();
       await runner.query('SET LOCAL enable_seqscan = off');
       await runner.query('SET LOCAL enable_sort = off');
-      // PostgreSQL 13+ has a sort of its own for a prefix-ordered input (the retention index on
-      // created_at alone, then id): a sort all the same, so it is off too.
+      // PostgreSQL 13+ has a sort of its own for a prefix-ordered input (an index on created_at
+      // alone, then id): a sort all the same, so it is off too.
       await runner.query('SET LOCAL enable_incremental_sort = off');
       const [row]: { 'QUERY PLAN': [{ Plan: any }] }[] = await runner.query(
         `EXPLAIN (FORMAT JSON) ${query.sql}`,

@@ -1,3 +1,4 @@
+import { encodeTime } from 'ulid';
 import { EventsService } from '../../src/events/events.service';
 import { EventType } from '../../src/events/event-types';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
@@ -194,12 +195,22 @@ describe(`events (${TEST_DIALECT})`, () => {
 
   it('the retention sweep deletes events older than EVENT_RETENTION_DAYS only', async () => {
     const tenant = await createTwoModeTenant(t, 'Sweep');
-    const old = await record(tenant, true, 'product.created', { id: 'old' });
+    // An event's id is a ULID that starts with its creation time: a backdated event gets both.
+    const backdate = async (id: string, days: number): Promise<string> => {
+      const createdAt = new Date(Date.now() - days * 86_400_000);
+      const backdated = `evt_${encodeTime(createdAt.getTime(), 10)}${id.slice(-16)}`;
+      await t.db.transaction((m) => m.update('events', { id }, { id: backdated, createdAt }));
+      return backdated;
+    };
+    const old = await backdate((await record(tenant, true, 'product.created', { id: 'o' })).id, 31);
+    const kept = await backdate(
+      (await record(tenant, true, 'product.created', { id: 'k' })).id,
+      29,
+    );
     const recent = await record(tenant, true, 'product.created', { id: 'recent' });
-    const backdated = new Date(Date.now() - 31 * 86_400_000);
-    await t.db.transaction((m) => m.update('events', { id: old.id }, { createdAt: backdated }));
     expect(await t.app.get(EventsService).sweep()).toBe(1);
-    await t.http().get(`/v0/events/${old.id}`).set(tenant.live.auth).expect(404);
+    await t.http().get(`/v0/events/${old}`).set(tenant.live.auth).expect(404);
+    await t.http().get(`/v0/events/${kept}`).set(tenant.live.auth).expect(200);
     await t.http().get(`/v0/events/${recent.id}`).set(tenant.live.auth).expect(200);
   });
 });

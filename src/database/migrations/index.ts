@@ -26,6 +26,7 @@ import { ShortLast41763700009000 } from './portable/1763700009000-short-last4';
 import { Modes1763700012000 } from './portable/1763700012000-modes';
 import { Verification1763700013000 } from './portable/1763700013000-verification';
 import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-webhook-attempts-succeeded';
+import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -43,6 +44,7 @@ export const sqliteMigrations = [
   Modes1763700012000,
   Verification1763700013000,
   WebhookAttemptsSucceeded1763700015000,
+  EventsSweptById1763700016000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -60,4 +62,5 @@ export const postgresMigrations = [
   Modes1763700012000,
   Verification1763700013000,
   WebhookAttemptsSucceeded1763700015000,
+  EventsSweptById1763700016000,
 ];

@@ -12,6 +12,7 @@ export interface EventData {
  * One recorded change (docs/api.md §5.6), written in the transaction of the change itself (a
  * transactional outbox). Lists read it newest first by organization and mode, optionally by exact
  * type or by resource (`plan.*`): one index for each, so a page is an index search at any size.
+ * The retention sweep reads the primary key: an id is a ULID, so it starts with the creation time.
  */
 @Entity({ name: 'events' })
 @Index('ix_events_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
@@ -23,8 +24,6 @@ export interface EventData {
   'createdAt',
   'id',
 ])
-// The retention sweep deletes the oldest first.
-@Index('ix_events_created', ['createdAt'])
 export class EventRecord {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
