@@ -2,10 +2,10 @@ import { TEST_DIALECT } from './test-database';
 import { TestApp } from './test-app';
 
 /**
- * Proof that a statement the service really sends is one index search, as
- * test/database/list-indexes.e2e-spec.ts and test/events/events-list-plan.e2e-spec.ts prove it
- * for the resource lists: the SQL is captured from TypeORM's logger and explained with its own
- * parameters.
+ * Proof that a statement the service really sends is one index search (the events list, the
+ * webhook lists, the dispatcher's claim, the retention sweep; test/database/list-indexes.e2e-spec.ts
+ * applies the same rules to the offset lists' pages and counts): the SQL is captured from
+ * TypeORM's logger and explained with its own parameters.
  *
  * - SQLite: every step is `SEARCH ... USING [COVERING] INDEX` (no `SCAN`), no temporary B-tree
  *   (a sort), and every column the WHERE clause compares (`=`, `<`, `<=`, `IN`, `IS NULL`) is a
