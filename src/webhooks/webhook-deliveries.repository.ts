@@ -61,11 +61,28 @@ export class WebhookDeliveriesRepository {
     ]);
   }
 
-  /** The delivery if this claim still holds it (its lease was not taken over), locked. */
-  async held(m: EntityManager, id: string, token: string): Promise<WebhookDelivery | null> {
-    const { deliveries, held } = this.sql;
-    const [row] = await this.db.rows(m, held, [id, token]);
-    return row ? deliveries.fromRow(row) : null;
+  /**
+   * Hands leased deliveries back, due at `at` with no lease, those only whose lease is still the
+   * token given (a lease that ran out and was taken over stays with its new holder). Locks them
+   * in the order of their ids, as `lockMany`. Returns how many were handed back.
+   */
+  async handBack(
+    m: EntityManager,
+    leases: { id: string; token: string }[],
+    at: Date,
+  ): Promise<number> {
+    const tokens = new Map(leases.map((l) => [l.id, l.token]));
+    const locked = await this.lockMany(m, [...tokens.keys()].sort());
+    const held = locked.filter((d) => d.leaseToken === tokens.get(d.id)).map((d) => d.id);
+    if (held.length === 0) return 0;
+    const { deliveries, lease } = this.sql;
+    await this.db.execute(m, lease(held.length), [
+      deliveries.param('nextAttemptAt', at),
+      null,
+      deliveries.param('updatedAt', at),
+      ...held,
+    ]);
+    return held.length;
   }
 
   /**
@@ -190,7 +207,7 @@ function deliveryStatements(db: Database) {
         ' ORDER BY "next_attempt_at" ASC LIMIT ?' +
         (db.isPostgres ? ' FOR UPDATE SKIP LOCKED' : ''),
     ),
-    /** Parameters: the lease's end, its token, updatedAt, the ids. */
+    /** Parameters: the lease's end (or when due again), its token (or null), updatedAt, the ids. */
     lease: perCount(
       (n) =>
         'UPDATE "webhook_deliveries" SET "next_attempt_at" = ?, "lease_token" = ?, "updated_at" = ? ' +
@@ -213,9 +230,6 @@ function deliveryStatements(db: Database) {
     eventsByIds: perCount(
       (n) => `SELECT ${events.columnList()} FROM "events" WHERE "id" IN (${placeholders(n)})`,
     ),
-    held:
-      `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" WHERE "id" = ? AND "lease_token" = ?` +
-      (db.isPostgres ? ' FOR UPDATE' : ''),
     /** Parameters: the value of each property, then the id. */
     update(properties: string[]): string {
       const key = properties.join(',');

@@ -368,15 +368,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** Deliveries this process holds but will not attempt, due again now for any instance. */
   private async handBack(items: Claimed[]): Promise<void> {
     if (items.length === 0) return;
-    await this.transaction(async (m) => {
-      for (const { delivery } of items) {
-        if (!(await this.deliveries.held(m, delivery.id, delivery.leaseToken!))) continue;
-        await this.deliveries.update(m, delivery.id, {
-          nextAttemptAt: new Date(),
-          leaseToken: null,
-        });
-      }
-    }).catch((err: unknown) => this.logger.warn({ err }, 'webhook deliveries not handed back'));
+    const leases = items.map(({ delivery }) => ({ id: delivery.id, token: delivery.leaseToken! }));
+    await this.transaction((m) => this.deliveries.handBack(m, leases, new Date())).catch(
+      (err: unknown) => this.logger.warn({ err }, 'webhook deliveries not handed back'),
+    );
   }
 
   private startRecording(): void {
