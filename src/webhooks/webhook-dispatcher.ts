@@ -126,7 +126,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * before its lease does (WEBHOOK_LEASE_SECONDS is greater than WEBHOOK_TIMEOUT_SECONDS; with
    * the defaults, 5).
    */
-  static rounds(config: AppConfig): number {
+  private static rounds(config: AppConfig): number {
     const { leaseSeconds, timeoutSeconds } = config.webhooks;
     return Math.max(1, Math.min(MAX_ROUNDS, Math.floor(leaseSeconds / timeoutSeconds) - 1));
   }

@@ -33,7 +33,7 @@ const ERROR_MAX = 500;
  * `webhook-signature`, one `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per secret, space
  * separated, each computed by the standardwebhooks package.
  */
-export function signedHeaders(
+function signedHeaders(
   id: string,
   body: string,
   signers: Webhook[],
