@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { decodeTime } from 'ulid';
 import { EventsService } from '../../src/events/events.service';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
 import { TEST_DIALECT } from '../helpers/test-database';
@@ -79,22 +80,28 @@ describe(`webhook delivery (${TEST_DIALECT})`, () => {
   it('the retention sweep deletes an expired event with its deliveries and attempts', async () => {
     const r = await receiver();
     const endpoint = await createEndpoint(t, acme.live, r.url, ['externalBankAccount.deleted']);
-    const event = await emit(t, acme, true, 'externalBankAccount.deleted');
+    const expired = await emit(t, acme, true, 'externalBankAccount.deleted');
+    // An event of a later millisecond: it has a day of retention left when `expired` has none.
+    // An event id is a ULID: its first ten characters are when it was made (the sweep reads them).
+    const createdAt = decodeTime(expired.id.slice('evt_'.length));
+    while (Date.now() <= createdAt + 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    const kept = await emit(t, acme, true, 'externalBankAccount.deleted');
     await eventually(
       () => attempts(t, acme.live, endpoint.id),
-      (a) => a.length === 1,
+      (a) => a.length === 2,
     );
-    await t.db.transaction((m) =>
-      m.update('events', { id: event.id }, { createdAt: new Date(Date.now() - 31 * 86_400_000) }),
-    );
-    expect(await t.app.get(EventsService).sweep()).toBe(1);
-    await t.http().get(`/v0/events/${event.id}`).set(acme.live.auth).expect(404);
-    expect(await attempts(t, acme.live, endpoint.id)).toEqual([]);
-    const left = await t.dataSource.query(
-      t.db.sql('SELECT id FROM webhook_deliveries WHERE event_id = ?'),
-      [event.id],
-    );
-    expect(left).toEqual([]);
+    // The sweep as it runs EVENT_RETENTION_DAYS (30) days and 1 ms after `expired` was recorded.
+    const now = new Date(createdAt + 30 * 86_400_000 + 1);
+    expect(await t.app.get(EventsService).sweep(now)).toBeGreaterThanOrEqual(1);
+    await t.http().get(`/v0/events/${expired.id}`).set(acme.live.auth).expect(404);
+    await t.http().get(`/v0/events/${kept.id}`).set(acme.live.auth).expect(200);
+    expect((await attempts(t, acme.live, endpoint.id)).map((a) => a.eventId)).toEqual([kept.id]);
+    const deliveries = (eventId: string) =>
+      t.dataSource.query(t.db.sql('SELECT id FROM webhook_deliveries WHERE event_id = ?'), [
+        eventId,
+      ]);
+    expect(await deliveries(expired.id)).toEqual([]);
+    expect(await deliveries(kept.id)).toHaveLength(1);
   });
 
   it('sends only the events an endpoint selects', async () => {
