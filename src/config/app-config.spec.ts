@@ -198,6 +198,21 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the PostgreSQL pool sizes: 10 for requests, 2 for the webhook dispatcher', () => {
+    const env = { DATABASE_URL: 'postgres://u@db.example/billing', ENCRYPTION_KEY: KEY };
+    expect(loadConfig(env).database).toMatchObject({ poolSize: 10, dispatcherPoolSize: 2 });
+    expect(
+      loadConfig({ ...env, DATABASE_POOL_SIZE: '4', DATABASE_DISPATCHER_POOL_SIZE: '1' }).database,
+    ).toMatchObject({ poolSize: 4, dispatcherPoolSize: 1 });
+    // Before they were validated, DATABASE_POOL_SIZE=ten gave pg a pool of NaN connections.
+    expect(
+      problemsOf({ ...env, DATABASE_POOL_SIZE: 'ten', DATABASE_DISPATCHER_POOL_SIZE: '0' }),
+    ).toEqual([
+      'DATABASE_POOL_SIZE must be a whole number from 1 to 1000 (got "ten")',
+      'DATABASE_DISPATCHER_POOL_SIZE must be a whole number from 1 to 100 (got "0")',
+    ]);
+  });
+
   it('requires ENCRYPTION_KEY in production', () => {
     expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' })).toEqual([
       'ENCRYPTION_KEY is required when NODE_ENV=production',

@@ -11,6 +11,13 @@ export interface DatabaseConfig {
   url: string;
   /** SQLite: a file path or ':memory:'. */
   sqlitePath?: string;
+  /** PostgreSQL: DATABASE_POOL_SIZE (default 10), the connections of requests and other work. */
+  poolSize?: number;
+  /**
+   * PostgreSQL: DATABASE_DISPATCHER_POOL_SIZE (default 2), the connections of the webhook
+   * dispatcher's units of work, a pool of their own (see UnitOptions in database.ts).
+   */
+  dispatcherPoolSize?: number;
 }
 
 export interface AppConfig {
@@ -157,6 +164,9 @@ export class ConfigError extends Error {
 const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_DATABASE_URL = 'sqlite:data/billing.sqlite';
+/** PostgreSQL connections per instance: for requests and other work, and for the dispatcher. */
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_DISPATCHER_POOL_SIZE = 2;
 
 function parseInteger(
   problems: string[],
@@ -291,6 +301,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsedDb = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
   const database = typeof parsedDb === 'string' ? undefined : parsedDb;
   if (typeof parsedDb === 'string') problems.push(parsedDb);
+  const poolSize = parseInteger(
+    problems,
+    'DATABASE_POOL_SIZE',
+    env.DATABASE_POOL_SIZE,
+    DEFAULT_POOL_SIZE,
+    1,
+    1000,
+  );
+  const dispatcherPoolSize = parseInteger(
+    problems,
+    'DATABASE_DISPATCHER_POOL_SIZE',
+    env.DATABASE_DISPATCHER_POOL_SIZE,
+    DEFAULT_DISPATCHER_POOL_SIZE,
+    1,
+    100,
+  );
+  if (database?.kind === 'postgres') Object.assign(database, { poolSize, dispatcherPoolSize });
 
   const bootstrapApiKey = env.BOOTSTRAP_API_KEY || undefined;
   if (bootstrapApiKey !== undefined && !API_KEY_PATTERN.test(bootstrapApiKey)) {

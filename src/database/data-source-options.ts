@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { ensurePrivateDirectory, ensurePrivateFile } from '../common/private-files';
-import { DatabaseConfig } from '../config/app-config';
+import { DEFAULT_POOL_SIZE, DatabaseConfig } from '../config/app-config';
 import { useDialect } from './column-types';
 import { postgresMigrations, sqliteMigrations } from './migrations';
 
@@ -12,9 +12,16 @@ export const ENTITY_GLOB = join(__dirname, '..', '**', '*.entity.{ts,js}');
 /**
  * The TypeORM options for a configured database: migrations per dialect, never synchronize, and
  * the entities' dialect-dependent column types set for it.
- * SQLite runs in WAL mode with foreign keys on and a short busy timeout; PostgreSQL through a pool.
+ * SQLite runs in WAL mode with foreign keys on and a short busy timeout; PostgreSQL through a pool
+ * (`pool`: DATABASE_POOL_SIZE connections named `billing-api` unless told otherwise).
  */
-export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+export function dataSourceOptions(
+  database: DatabaseConfig,
+  pool: { size: number; name: string } = {
+    size: database.poolSize ?? DEFAULT_POOL_SIZE,
+    name: 'billing-api',
+  },
+): DataSourceOptions {
   // The entities' column types follow the configured dialect (see column-types.ts).
   useDialect(database.kind);
   const common: {
@@ -38,7 +45,9 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       migrations: postgresMigrations,
       migrationsTransactionMode: 'each',
       extra: {
-        max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+        max: pool.size,
+        // How pg_stat_activity names the pool's connections.
+        application_name: pool.name,
         connectionTimeoutMillis: 3000,
         idleTimeoutMillis: 30000,
         // A statement that hangs (a lock, a stopped server) fails instead of holding a request:

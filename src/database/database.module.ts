@@ -1,7 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { APP_CONFIG, AppConfig, DEFAULT_DISPATCHER_POOL_SIZE } from '../config/app-config';
 import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database';
@@ -25,7 +25,21 @@ import { Database } from './database';
     {
       provide: Database,
       inject: [DataSource, APP_CONFIG],
-      useFactory: (ds: DataSource, config: AppConfig) => new Database(ds, config.database.kind),
+      useFactory: async (ds: DataSource, config: AppConfig) => {
+        const { database } = config;
+        if (database.kind !== 'postgres') return new Database(ds, database.kind);
+        // The webhook dispatcher's pool (see UnitOptions in database.ts): the same entities,
+        // a few connections, named so in pg_stat_activity; migrations are TypeORM's pool's.
+        const lane = new DataSource({
+          ...dataSourceOptions(database, {
+            size: database.dispatcherPoolSize ?? DEFAULT_DISPATCHER_POOL_SIZE,
+            name: 'billing-api dispatcher',
+          }),
+          entities: ds.entityMetadatas.map((m) => m.target),
+        });
+        await lane.initialize();
+        return new Database(ds, database.kind, lane);
+      },
     },
     {
       provide: DatabaseChangeFeed,
@@ -36,4 +50,10 @@ import { Database } from './database';
   ],
   exports: [Database, DatabaseChangeFeed],
 })
-export class DatabaseModule {}
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(private readonly db: Database) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.db.close();
+  }
+}

@@ -28,16 +28,21 @@ export type UnitOfWorkTimer = (kind: 'transaction' | 'read', seconds: number) =>
 /** How a unit of work waits for the database. */
 export interface UnitOptions {
   /**
+   * A unit with `first` does not wait behind the requests' units. The webhook dispatcher's units
+   * take it, so that delivery keeps pace with the writes that queue deliveries however many
+   * requests wait (at most three of its units wait at once: a claim, a record, a hand-back; each
+   * is a few short statements).
    * SQLite runs one unit of work at a time: a unit with `first` goes before the waiting units
-   * without it. The webhook dispatcher's units take it, so that delivery keeps pace with the
-   * writes that queue deliveries however many requests wait (at most WEBHOOK_CONCURRENCY + 1 of
-   * its units wait at once; each is a few short statements). No effect on PostgreSQL, whose
-   * units run side by side.
+   * without it. PostgreSQL runs units side by side, each on a connection of the pool, which
+   * hands connections out first come, first served: a unit with `first` takes a connection of
+   * a small pool of its own (DATABASE_DISPATCHER_POOL_SIZE) instead of queueing behind every
+   * request for one of DATABASE_POOL_SIZE. Without it, under 50 concurrent creates, the
+   * oldest undelivered event reached 5-6 s; with it, 0.3-0.4 s (docs/benchmarks.md).
    */
   first?: boolean;
 }
 
-/** A unit of work that goes first on SQLite (see UnitOptions). */
+/** A unit of work that does not wait behind the requests' units (see UnitOptions). */
 export const FIRST: UnitOptions = { first: true };
 
 function isSqliteBusy(err: unknown): boolean {
@@ -63,7 +68,8 @@ async function timed<T>(
  * SQLite has a single connection in TypeORM: two transactions (or a transaction and another
  * request's statement) would interleave on it, so on SQLite every unit of work runs alone, in
  * order, behind a mutex. The better-sqlite3 driver is synchronous, so this costs little.
- * PostgreSQL uses its pool; a transaction that loses a serialization race or a deadlock is retried.
+ * PostgreSQL uses its pool (and a second one for the units that go first, see UnitOptions); a
+ * transaction that loses a serialization race or a deadlock is retried.
  */
 @Injectable()
 export class Database {
@@ -79,12 +85,22 @@ export class Database {
   /** Told how long each unit of work took (metrics), when someone listens. */
   private timing?: UnitOfWorkTimer;
 
+  /**
+   * `firstLane`, on PostgreSQL: the data source (a pool of its own on the same database) of the
+   * units with `first` (see UnitOptions); without it they share `dataSource`'s pool.
+   */
   constructor(
     readonly dataSource: DataSource,
     readonly dialect: DatabaseKind,
+    private readonly firstLane?: DataSource,
   ) {
     this.isPostgres = dialect === 'postgres';
     if (!this.isPostgres) this.sqliteLock = new Mutex();
+  }
+
+  /** Closes the pool of the units with `first`, if there is one (`dataSource` is TypeORM's). */
+  async close(): Promise<void> {
+    if (this.firstLane?.isInitialized) await this.firstLane.destroy();
   }
 
   /**
@@ -151,15 +167,18 @@ export class Database {
     };
     const result = this.sqliteLock
       ? await this.sqliteTransaction(this.sqliteLock, unit, options.first ? 1 : 0)
-      : await this.postgresTransaction(unit);
+      : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
     armed?.settle();
     return result;
   }
 
-  private async postgresTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async postgresTransaction<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    lane = this.dataSource,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.postgresAttempt(work);
+        return await this.postgresAttempt(work, lane);
       } catch (err) {
         const code = driverCode(err);
         if (attempt >= 3 || !code || !RETRYABLE_POSTGRES.has(code)) throw err;
@@ -173,8 +192,11 @@ export class Database {
    * client hears 503) and the connection is handed back as broken, so the pool discards it; the
    * server rolls back what it had when the connection goes.
    */
-  private async postgresAttempt<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
+  private async postgresAttempt<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    lane: DataSource,
+  ): Promise<T> {
+    const runner = lane.createQueryRunner();
     let broken: Error | undefined;
     try {
       await runner.startTransaction();
