@@ -27,9 +27,11 @@ import { Database } from './database';
       inject: [DataSource, APP_CONFIG],
       useFactory: async (ds: DataSource, config: AppConfig) => {
         const { database } = config;
-        if (database.kind !== 'postgres') return new Database(ds, database.kind);
-        // The webhook dispatcher's pool (see UnitOptions in database.ts): the same entities,
-        // a few connections, named so in pg_stat_activity; migrations are TypeORM's pool's.
+        // The webhook dispatcher's pool (see UnitOptions in database.ts), where it runs: the same
+        // entities, a few connections, named so in pg_stat_activity; migrations are TypeORM's
+        // pool's. An instance or a command with the dispatcher off opens none.
+        if (database.kind !== 'postgres' || !config.webhooks.dispatcherEnabled)
+          return new Database(ds, database.kind);
         const lane = new DataSource({
           ...dataSourceOptions(database, {
             size: database.dispatcherPoolSize ?? DEFAULT_DISPATCHER_POOL_SIZE,

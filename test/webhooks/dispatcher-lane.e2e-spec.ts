@@ -99,6 +99,17 @@ describe(`the webhook dispatcher's units of work (${TEST_DIALECT})`, () => {
       expect(await request).toBe('billing-api');
     });
 
+    it('share the pool of the requests where the dispatcher is off (no pool is opened for them)', async () => {
+      const off = await startTestApp({ WEBHOOK_DISPATCHER: 'off' });
+      try {
+        expect(await off.db.transaction((m) => applicationName(m), undefined, FIRST)).toBe(
+          'billing-api',
+        );
+      } finally {
+        await off.close();
+      }
+    });
+
     it('deliver a committed event while the requests hold every connection', async () => {
       const acme = await createTwoModeTenant(t, 'Acme');
       await createEndpoint(t, acme.live, receiver.url, ['product.created']);
