@@ -860,7 +860,7 @@ function render(saved: Saved): string {
       '',
       `${perRun.toLocaleString('en-US')} deliveries per run (${perRun / FANOUT_ENDPOINTS / 4} plan creates, 4 events each, to ${FANOUT_ENDPOINTS} endpoints subscribed to \`*\` on one local receiver), ${o.fanoutRepeats} repeats per side. ` +
         `Service: queued by an instance with WEBHOOK_DISPATCHER=off, delivered by a fresh instance with the defaults (WEBHOOK_CONCURRENCY 16, WEBHOOK_ENDPOINT_CONCURRENCY 4). ` +
-        `Bare sender: bench/baseline/webhook-sender.ts, the same bodies signed with standardwebhooks' \`Webhook.sign\`, POSTed 16 at a time with a new connection each (as the service). ` +
+        `Bare sender: bench/baseline/webhook-sender.ts, the same bodies signed with standardwebhooks' \`Webhook.sign\`, POSTed 16 at a time over connections kept alive and reused (as the service). ` +
         'Each side is timed from the first delivery the receiver gets to the last; CPU is the sending process over the same span, per delivery. The receiver checks the signatures of the first 20 of each run.',
       '',
       '| database | service deliveries/s | CPU µs/delivery | bare sender deliveries/s | CPU µs/delivery | service / sender | per repeat | signatures checked (bad) | target ≥ 0.5 | met |',

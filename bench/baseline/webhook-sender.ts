@@ -2,15 +2,15 @@
  * The fan-out baseline (npm run bench:events): a bare Node sender doing what the service's
  * dispatcher does on the wire for each delivery, and nothing else: sign the event's body with
  * the endpoint's secret (standardwebhooks' Webhook.sign, as src/webhooks/webhook-sender.ts) and
- * POST it with the same headers and the same connection handling (a new connection per
- * request, agent: false), WEBHOOK_CONCURRENCY requests at once. No database: the difference to
+ * POST it with the same headers and the same connection handling (connections kept alive and
+ * reused, Node's Agent with keepAlive), WEBHOOK_CONCURRENCY requests at once. No database: the difference to
  * the service is what its outbox costs (claiming, reading, recording each attempt).
  *
  * Started with the path of a JSON file: { endpoints: [{ url, secret }], events: [{ id, body }],
  * concurrency }. Every event goes to every endpoint, event by event.
  */
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
 interface Job {
@@ -21,6 +21,7 @@ interface Job {
 
 const job = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Job;
 const signers = job.endpoints.map((e) => ({ url: new URL(e.url), webhook: new Webhook(e.secret) }));
+const agent = new Agent({ keepAlive: true });
 const total = job.events.length * signers.length;
 let next = 0;
 let failed = 0;
@@ -32,7 +33,7 @@ function post(i: number): Promise<void> {
   return new Promise((resolve) => {
     const req = request(url, {
       method: 'POST',
-      agent: false,
+      agent,
       headers: {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(event.body),
@@ -62,5 +63,6 @@ async function worker(): Promise<void> {
 }
 
 void Promise.all(Array.from({ length: job.concurrency }, worker)).then(() => {
+  agent.destroy();
   process.stdout.write(JSON.stringify({ sent: total, failed }) + '\n');
 });

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Webhook } from 'standardwebhooks';
 import { DeliverySlots, FromSender, SenderSettings, ToSender } from './delivery-slots';
-import { SendOutcome, sendWebhook } from './webhook-sender';
+import { SendOutcome, WebhookSender } from './webhook-sender';
 
 /** Signers kept at most (one or two per endpoint). */
 const SIGNER_CACHE_SIZE = 10_000;
@@ -17,6 +17,7 @@ function run(): void {
   if (!port) throw new Error('delivery-worker runs as a worker thread');
   const settings = workerData as SenderSettings;
   const abort = new AbortController();
+  const sender = new WebhookSender(settings);
   const signers = new Map<string, Webhook>();
   const signer = (secret: string): Webhook => {
     let s = signers.get(secret);
@@ -48,13 +49,11 @@ function run(): void {
   const slots = new DeliverySlots(
     settings,
     (job) =>
-      sendWebhook({
+      sender.send({
         url: job.url,
         id: job.eventId,
         body: job.body,
         signers: job.secrets.map(signer),
-        timeoutMs: settings.timeoutMs,
-        allowPrivateNetworks: settings.allowPrivateNetworks,
         signal: abort.signal,
       }),
     {
@@ -76,6 +75,7 @@ function run(): void {
     }
     abort.abort();
     void slots.stop().then((left) => {
+      sender.close();
       flush();
       const stopped: FromSender = { type: 'stopped', left: left.map((j) => j.deliveryId) };
       port.postMessage(stopped);

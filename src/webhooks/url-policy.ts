@@ -46,7 +46,7 @@ export function urlProblem(raw: string, allowPrivateNetworks: boolean): string |
   return null;
 }
 
-/** Thrown by `checkedLookup` when a name resolves to an address that is not public. */
+/** Thrown when a name resolves to an address that is not public (`resolvePublic`). */
 export class BlockedAddressError extends Error {
   readonly code = 'EWEBHOOKBLOCKED';
 }
@@ -70,26 +70,9 @@ export async function resolvePublic(host: string): Promise<LookupAddress[]> {
   return addresses;
 }
 
-type LookupCallback = (
+/** The callback of a `lookup` given to http(s).request. */
+export type LookupCallback = (
   err: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
   family?: number,
 ) => void;
-
-/**
- * A `lookup` for http(s).request: the connection goes to an address that was checked, from the
- * same resolution (no second lookup that a rebinding DNS server could answer differently).
- */
-export function checkedLookup(
-  hostname: string,
-  options: { all?: boolean },
-  callback: LookupCallback,
-): void {
-  resolvePublic(hostname).then(
-    (addresses) => {
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0].address, addresses[0].family);
-    },
-    (err: NodeJS.ErrnoException) => callback(err, ''),
-  );
-}

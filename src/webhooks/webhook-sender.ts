@@ -1,7 +1,16 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, ClientRequest, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { LookupAddress } from 'node:dns';
+import { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { BlockedAddressError, checkedLookup, urlProblem } from './url-policy';
+import {
+  BlockedAddressError,
+  LookupCallback,
+  hostOf,
+  isPublicAddress,
+  resolvePublic,
+  urlProblem,
+} from './url-policy';
 
 export interface SendInput {
   url: string;
@@ -11,8 +20,6 @@ export interface SendInput {
   body: string;
   /** Every secret that signs, as its signer (two during a rotation's grace period). */
   signers: Webhook[];
-  timeoutMs: number;
-  allowPrivateNetworks: boolean;
   /** Aborts the attempt (the dispatcher stopping); the outcome then says `aborted`. */
   signal?: AbortSignal;
 }
@@ -26,7 +33,27 @@ export interface SendOutcome {
   aborted: boolean;
 }
 
+export interface SenderOptions {
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  /** How long an idle connection is kept for the next attempt (shorter if the server says so). */
+  idleMs?: number;
+  /** Resolves a name and refuses it unless every address is public (tests replace it). */
+  resolve?: (host: string) => Promise<LookupAddress[]>;
+  /** Whether a connection may be used with this peer address (tests replace it). */
+  isAllowed?: (address: string) => boolean;
+  /** Certificate authorities to trust instead of Node's own (tests trust their own). */
+  ca?: string;
+}
+
 const ERROR_MAX = 500;
+/**
+ * Idle connections are closed after 4 s, under the 5 s that Node's HTTP server (and many others)
+ * keep them: a server that announces less (`Keep-Alive: timeout=N`) is trusted to N - 1 s.
+ */
+const IDLE_MS = 4_000;
+/** Errors of a kept-alive connection that the server closed as the attempt began. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
  * The Standard Webhooks headers: `webhook-id`, `webhook-timestamp` (Unix seconds) and
@@ -46,82 +73,168 @@ function signedHeaders(
   };
 }
 
+function reasonOf(err: NodeJS.ErrnoException): string {
+  return err instanceof BlockedAddressError
+    ? `refused: ${err.message}`
+    : `${err.code ?? 'error'}: ${err.message}`;
+}
+
 /**
- * One POST of a signed event. Success is a 2xx answer within the timeout; any other status
- * (a redirect included: it is never followed), a timeout, a refused or reset connection, or an
- * address that is not public (checked on the very address connected to, unless private networks
- * are allowed) is a failure with a reason. The answer's body is read and dropped.
+ * Makes webhook attempts: one POST of a signed event each. Success is a 2xx answer within the
+ * timeout; any other status (a redirect included: it is never followed), a timeout, a refused or
+ * reset connection, or an address that is not public (unless private networks are allowed) is a
+ * failure with a reason. The answer's body is read and dropped.
+ *
+ * Connections are kept alive and reused by the next attempt to the same host and port, as
+ * Node's agents do, so that a busy endpoint is not paid a new connection (and TLS handshake) per
+ * event. The address rules hold at every attempt all the same: the URL's name is resolved and
+ * every address checked first; a new connection goes to one of those addresses (no second lookup
+ * that a rebinding DNS server could answer otherwise); a kept connection is used only when its
+ * peer's address passes the check again. A kept connection that the server closed as the attempt
+ * began (reset before any answer) is retried once on a new one.
  */
-export function sendWebhook(input: SendInput): Promise<SendOutcome> {
-  const started = performance.now();
-  const done = (
-    result: Omit<SendOutcome, 'durationMs' | 'aborted'>,
-    aborted = false,
-  ): SendOutcome => ({
-    ...result,
-    error: result.error === null ? null : result.error.slice(0, ERROR_MAX),
-    durationMs: Math.round(performance.now() - started),
-    aborted,
-  });
-  const problem = urlProblem(input.url, input.allowPrivateNetworks);
-  if (problem !== null) {
-    return Promise.resolve(
-      done({ succeeded: false, statusCode: null, error: `refused: the URL ${problem}` }),
-    );
+export class WebhookSender {
+  private readonly agents: { http: HttpAgent; https: HttpsAgent };
+  private readonly resolve: (host: string) => Promise<LookupAddress[]>;
+  private readonly isAllowed: (address: string) => boolean;
+
+  constructor(private readonly options: SenderOptions) {
+    const agentOptions = { keepAlive: true, timeout: options.idleMs ?? IDLE_MS };
+    this.agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+    this.resolve = options.resolve ?? resolvePublic;
+    this.isAllowed = options.isAllowed ?? isPublicAddress;
   }
-  const url = new URL(input.url);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<SendOutcome>((resolve) => {
-    let settled = false;
-    const settle = (outcome: SendOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    const req = send(url, {
-      method: 'POST',
-      agent: false,
-      lookup: input.allowPrivateNetworks ? undefined : checkedLookup,
-      signal: input.signal,
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(input.body),
-        'user-agent': 'billing-api-webhooks/1',
-        ...signedHeaders(input.id, input.body, input.signers),
-      },
+
+  /** Closes the kept connections. */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  async send(input: SendInput): Promise<SendOutcome> {
+    const started = performance.now();
+    const done = (
+      result: Omit<SendOutcome, 'durationMs' | 'aborted'>,
+      aborted = false,
+    ): SendOutcome => ({
+      ...result,
+      error: result.error === null ? null : result.error.slice(0, ERROR_MAX),
+      durationMs: Math.round(performance.now() - started),
+      aborted,
     });
-    const timer = setTimeout(() => {
-      settle(
-        done({
-          succeeded: false,
-          statusCode: null,
-          error: `timeout: no answer within ${input.timeoutMs / 1000} seconds`,
-        }),
-      );
-      req.destroy();
-    }, input.timeoutMs);
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      res.resume();
-      res.on('error', () => undefined);
-      const ok = status >= 200 && status < 300;
-      let error: string | null = null;
-      if (status >= 300 && status < 400) error = `redirect (${status}) not followed`;
-      else if (!ok) error = `answered ${status}`;
-      settle(done({ succeeded: ok, statusCode: status, error }));
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (input.signal?.aborted) {
-        settle(done({ succeeded: false, statusCode: null, error: 'aborted' }, true));
-        return;
+    const { allowPrivateNetworks, timeoutMs } = this.options;
+    const problem = urlProblem(input.url, allowPrivateNetworks);
+    if (problem !== null) {
+      return done({ succeeded: false, statusCode: null, error: `refused: the URL ${problem}` });
+    }
+    const url = new URL(input.url);
+    let addresses: LookupAddress[] | undefined;
+    if (!allowPrivateNetworks) {
+      try {
+        addresses = await this.resolve(hostOf(url));
+      } catch (err) {
+        return done({ succeeded: false, statusCode: null, error: reasonOf(err as Error) });
       }
-      const reason =
-        err instanceof BlockedAddressError
-          ? `refused: ${err.message}`
-          : `${err.code ?? 'error'}: ${err.message}`;
-      settle(done({ succeeded: false, statusCode: null, error: reason }));
+      if (input.signal?.aborted) {
+        return done({ succeeded: false, statusCode: null, error: 'aborted' }, true);
+      }
+    }
+    const secure = url.protocol === 'https:';
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(input.body),
+      'user-agent': 'billing-api-webhooks/1',
+      ...signedHeaders(input.id, input.body, input.signers),
+    };
+    const lookup = addresses && fromResolution(addresses);
+    return new Promise<SendOutcome>((resolve) => {
+      let settled = false;
+      let req: ClientRequest;
+      const settle = (outcome: SendOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => {
+        settle(
+          done({
+            succeeded: false,
+            statusCode: null,
+            error: `timeout: no answer within ${timeoutMs / 1000} seconds`,
+          }),
+        );
+        req.destroy();
+      }, timeoutMs);
+
+      const attempt = (reuse: boolean) => {
+        let answered = false;
+        req = (secure ? httpsRequest : httpRequest)(url, {
+          method: 'POST',
+          agent: reuse ? (secure ? this.agents.https : this.agents.http) : false,
+          lookup,
+          signal: input.signal,
+          headers,
+          ...(secure && this.options.ca !== undefined ? { ca: this.options.ca } : {}),
+        });
+        req.on('socket', (socket) => {
+          // A new connection's address was checked by `lookup`; a kept one's is checked here.
+          const peer = socket.remoteAddress;
+          if (addresses && req.reusedSocket && (peer === undefined || !this.isAllowed(peer))) {
+            req.destroy(
+              new BlockedAddressError(`the kept connection's peer ${peer} is not a public address`),
+            );
+          }
+        });
+        req.on('response', (res) => {
+          answered = true;
+          const status = res.statusCode ?? 0;
+          res.resume();
+          res.on('error', () => undefined);
+          const ok = status >= 200 && status < 300;
+          let error: string | null = null;
+          if (status >= 300 && status < 400) error = `redirect (${status}) not followed`;
+          else if (!ok) error = `answered ${status}`;
+          settle(done({ succeeded: ok, statusCode: status, error }));
+        });
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          if (input.signal?.aborted) {
+            settle(done({ succeeded: false, statusCode: null, error: 'aborted' }, true));
+            return;
+          }
+          if (
+            reuse &&
+            !answered &&
+            !settled &&
+            req.reusedSocket &&
+            STALE_CONNECTION.has(err.code ?? '')
+          ) {
+            attempt(false);
+            return;
+          }
+          settle(done({ succeeded: false, statusCode: null, error: reasonOf(err) }));
+        });
+        req.end(input.body);
+      };
+      attempt(true);
     });
-    req.end(input.body);
-  });
+  }
+}
+
+/** A `lookup` for http(s).request that answers from a resolution already checked. */
+function fromResolution(addresses: LookupAddress[]): LookupFunction {
+  return (_hostname, options, callback: LookupCallback) => {
+    const family = ({ 4: 4, 6: 6, IPv4: 4, IPv6: 6 } as Record<string, number>)[
+      String(options.family)
+    ];
+    const usable = family ? addresses.filter((a) => a.family === family) : addresses;
+    if (usable.length === 0) {
+      const err: NodeJS.ErrnoException = new Error(`no IPv${family} address`);
+      err.code = 'ENOTFOUND';
+      callback(err, '');
+      return;
+    }
+    if (options.all) callback(null, usable);
+    else callback(null, usable[0].address, usable[0].family);
+  };
 }
