@@ -82,6 +82,31 @@ describe('WebhookSender', () => {
     expect(receiver.requests).toEqual([1, 1, 1]);
   });
 
+  it('lets an attempt outlast the idle time of kept connections, up to its timeout', async () => {
+    receiver = await startReceiver(false);
+    senderWith({ idleMs: 100, timeoutMs: 2_000 });
+    const url = `http://127.0.0.1:${receiver.port}/hooks`;
+    receiver.handle = (_n, _req, res) => setTimeout(() => res.writeHead(200).end('ok'), 400);
+    expect(await send(sender, url)).toMatchObject({ succeeded: true, statusCode: 200 });
+    // Idle longer than idleMs: the kept connection is closed, and the next attempt opens one.
+    await new Promise((r) => setTimeout(r, 300));
+    receiver.handle = undefined;
+    expect(await send(sender, url)).toMatchObject({ succeeded: true });
+    expect(receiver.requests).toEqual([1, 2]);
+  });
+
+  it('fails an attempt that gets no answer within the timeout', async () => {
+    receiver = await startReceiver(false);
+    senderWith({ timeoutMs: 300 });
+    receiver.handle = () => undefined;
+    const outcome = await send(sender, `http://127.0.0.1:${receiver.port}/hooks`);
+    expect(outcome).toMatchObject({
+      succeeded: false,
+      statusCode: null,
+      error: 'timeout: no answer within 0.3 seconds',
+    });
+  });
+
   describe('with the address rules on (https, a name the test resolves)', () => {
     let answers: (() => LookupAddress[])[];
     let resolved: number;
