@@ -108,7 +108,7 @@ describe('WebhookSender', () => {
   });
 
   describe('with the address rules on (https, a name the test resolves)', () => {
-    let answers: (() => LookupAddress[])[];
+    let answers: (() => LookupAddress[] | Promise<LookupAddress[]>)[];
     let resolved: number;
     let peerAllowed: boolean;
     const url = () => `https://hooks.test:${receiver.port}/hooks`;
@@ -157,6 +157,31 @@ describe('WebhookSender', () => {
       expect(refused).toMatchObject({ succeeded: false, statusCode: null });
       expect(refused.error).toMatch(/^refused: the kept connection's peer 127\.0\.0\.1 /);
       expect(receiver.requests).toEqual([1]);
+    });
+
+    it('counts the resolution in the timeout, and stops it when aborted', async () => {
+      sender.close();
+      senderWith({
+        allowPrivateNetworks: false,
+        timeoutMs: 300,
+        resolve: () => new Promise<LookupAddress[]>(() => undefined),
+      });
+      expect(await send(sender, url())).toMatchObject({
+        succeeded: false,
+        error: 'timeout: no answer within 0.3 seconds',
+        aborted: false,
+      });
+      const abort = new AbortController();
+      const pending = sender.send({
+        url: url(),
+        id: 'evt_1',
+        body: '{}',
+        signers: [signer],
+        signal: abort.signal,
+      });
+      abort.abort();
+      expect(await pending).toMatchObject({ succeeded: false, error: 'aborted', aborted: true });
+      expect(receiver.requests).toEqual([]);
     });
 
     it('refuses a name that does not resolve, with its reason', async () => {

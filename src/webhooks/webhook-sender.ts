@@ -111,7 +111,7 @@ export class WebhookSender {
     this.agents.https.destroy();
   }
 
-  async send(input: SendInput): Promise<SendOutcome> {
+  send(input: SendInput): Promise<SendOutcome> {
     const started = performance.now();
     const done = (
       result: Omit<SendOutcome, 'durationMs' | 'aborted'>,
@@ -122,23 +122,11 @@ export class WebhookSender {
       durationMs: Math.round(performance.now() - started),
       aborted,
     });
+    const failed = (error: string) => done({ succeeded: false, statusCode: null, error });
     const { allowPrivateNetworks, timeoutMs } = this.options;
     const problem = urlProblem(input.url, allowPrivateNetworks);
-    if (problem !== null) {
-      return done({ succeeded: false, statusCode: null, error: `refused: the URL ${problem}` });
-    }
+    if (problem !== null) return Promise.resolve(failed(`refused: the URL ${problem}`));
     const url = new URL(input.url);
-    let addresses: LookupAddress[] | undefined;
-    if (!allowPrivateNetworks) {
-      try {
-        addresses = await this.resolve(hostOf(url));
-      } catch (err) {
-        return done({ succeeded: false, statusCode: null, error: reasonOf(err as Error) });
-      }
-      if (input.signal?.aborted) {
-        return done({ succeeded: false, statusCode: null, error: 'aborted' }, true);
-      }
-    }
     const secure = url.protocol === 'https:';
     const headers = {
       'content-type': 'application/json; charset=utf-8',
@@ -146,47 +134,50 @@ export class WebhookSender {
       'user-agent': 'billing-api-webhooks/1',
       ...signedHeaders(input.id, input.body, input.signers),
     };
-    const lookup = addresses && fromResolution(addresses);
+    const { signal } = input;
+
     return new Promise<SendOutcome>((resolve) => {
       let settled = false;
-      let req: ClientRequest;
+      let req: ClientRequest | undefined;
+      // The timeout and the signal cover the whole attempt, the name's resolution included.
       const settle = (outcome: SendOutcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
+      const onAbort = () => {
+        settle(done({ succeeded: false, statusCode: null, error: 'aborted' }, true));
+        req?.destroy();
+      };
       const timer = setTimeout(() => {
-        settle(
-          done({
-            succeeded: false,
-            statusCode: null,
-            error: `timeout: no answer within ${timeoutMs / 1000} seconds`,
-          }),
-        );
-        req.destroy();
+        settle(failed(`timeout: no answer within ${timeoutMs / 1000} seconds`));
+        req?.destroy();
       }, timeoutMs);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
 
-      const attempt = (reuse: boolean) => {
+      const post = (addresses: LookupAddress[] | undefined, reuse: boolean) => {
+        if (settled) return;
         let answered = false;
-        req = (secure ? httpsRequest : httpRequest)(url, {
+        const current = (req = (secure ? httpsRequest : httpRequest)(url, {
           method: 'POST',
           agent: reuse ? (secure ? this.agents.https : this.agents.http) : false,
-          lookup,
-          signal: input.signal,
+          lookup: addresses && fromResolution(addresses),
           headers,
           ...(secure && this.options.ca !== undefined ? { ca: this.options.ca } : {}),
-        });
-        req.on('socket', (socket) => {
+        }));
+        current.on('socket', (socket) => {
           // A new connection's address was checked by `lookup`; a kept one's is checked here.
           const peer = socket.remoteAddress;
-          if (addresses && req.reusedSocket && (peer === undefined || !this.isAllowed(peer))) {
-            req.destroy(
+          if (addresses && current.reusedSocket && (peer === undefined || !this.isAllowed(peer))) {
+            current.destroy(
               new BlockedAddressError(`the kept connection's peer ${peer} is not a public address`),
             );
           }
         });
-        req.on('response', (res) => {
+        current.on('response', (res) => {
           answered = true;
           const status = res.statusCode ?? 0;
           res.resume();
@@ -197,26 +188,27 @@ export class WebhookSender {
           else if (!ok) error = `answered ${status}`;
           settle(done({ succeeded: ok, statusCode: status, error }));
         });
-        req.on('error', (err: NodeJS.ErrnoException) => {
-          if (input.signal?.aborted) {
-            settle(done({ succeeded: false, statusCode: null, error: 'aborted' }, true));
+        current.on('error', (err: NodeJS.ErrnoException) => {
+          if (settled) return;
+          if (reuse && !answered && current.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) {
+            post(addresses, false);
             return;
           }
-          if (
-            reuse &&
-            !answered &&
-            !settled &&
-            req.reusedSocket &&
-            STALE_CONNECTION.has(err.code ?? '')
-          ) {
-            attempt(false);
-            return;
-          }
-          settle(done({ succeeded: false, statusCode: null, error: reasonOf(err) }));
+          settle(failed(reasonOf(err)));
         });
-        req.end(input.body);
+        current.end(input.body);
       };
-      attempt(true);
+
+      if (allowPrivateNetworks) {
+        post(undefined, true);
+        return;
+      }
+      Promise.resolve(hostOf(url))
+        .then(this.resolve)
+        .then(
+          (addresses) => post(addresses, true),
+          (err: NodeJS.ErrnoException) => settle(failed(reasonOf(err))),
+        );
     });
   }
 }
