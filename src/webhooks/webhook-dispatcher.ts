@@ -21,6 +21,12 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 const CANDIDATES_PER_SLOT = 2;
 /** Attempts' outcomes recorded in one transaction at most. */
 const RECORD_BATCH = 100;
+/**
+ * How long ended attempts gather before their batch is recorded (unless a full batch is there
+ * already, or the dispatcher is stopping). On SQLite, once attempts came back fast over kept
+ * connections, a transaction per few attempts made COMMITs most of the dispatcher's SQL time.
+ */
+const RECORD_GATHER_MS = 10;
 /** Rounds of attempts held ahead at most, however fast an endpoint answers (see `aheadFor`). */
 const MAX_ROUNDS = 64;
 /** Deliveries one claim takes at most. */
@@ -398,10 +404,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   private startRecording(): void {
     if (this.recording || this.attempted.length === 0) return;
-    this.recording = this.recordAll().finally(() => {
-      this.recording = undefined;
-      this.startRecording();
-    });
+    const gather =
+      this.running && this.attempted.length < RECORD_BATCH
+        ? new Promise<void>((resolve) => setTimeout(resolve, RECORD_GATHER_MS))
+        : Promise.resolve();
+    this.recording = gather
+      .then(() => this.recordAll())
+      .finally(() => {
+        this.recording = undefined;
+        this.startRecording();
+      });
   }
 
   /**
