@@ -160,7 +160,6 @@ export class WebhookSender {
 
       const post = (addresses: LookupAddress[] | undefined, reuse: boolean) => {
         if (settled) return;
-        let answered = false;
         const current = (req = (secure ? httpsRequest : httpRequest)(url, {
           method: 'POST',
           agent: reuse ? (secure ? this.agents.https : this.agents.http) : false,
@@ -178,7 +177,6 @@ export class WebhookSender {
           }
         });
         current.on('response', (res) => {
-          answered = true;
           const status = res.statusCode ?? 0;
           res.resume();
           res.on('error', () => undefined);
@@ -189,8 +187,9 @@ export class WebhookSender {
           settle(done({ succeeded: ok, statusCode: status, error }));
         });
         current.on('error', (err: NodeJS.ErrnoException) => {
+          // Settled: answered (an answer is never retried), timed out or aborted.
           if (settled) return;
-          if (reuse && !answered && current.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) {
+          if (reuse && current.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) {
             post(addresses, false);
             return;
           }
