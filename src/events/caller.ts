@@ -2,7 +2,10 @@ import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-keys.service';
 import type { CommitHook } from '../database/commit-hook';
-import { IDEMPOTENT_METHODS, parseIdempotencyKey } from '../platform/idempotency/idempotency-key';
+import {
+  IDEMPOTENT_METHODS,
+  idempotencyKeyOf as requestKey,
+} from '../platform/idempotency/idempotency-key';
 import type { ClaimedRequest } from '../platform/idempotency/idempotency.service';
 import type { Tenant } from '../common/tenant';
 
@@ -56,7 +59,7 @@ export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionCon
 function idempotencyKeyOf(request: FastifyRequest): string | null {
   if (!IDEMPOTENT_METHODS.has(request.method)) return null;
   try {
-    return parseIdempotencyKey(request.headers['idempotency-key']) ?? null;
+    return requestKey(request) ?? null;
   } catch {
     return null;
   }

@@ -33,7 +33,7 @@ export class WebhooksController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   @Post()
-  @Idempotent()
+  @Idempotent({ secretInAnswer: true })
   @ApiOperation({ summary: 'Create a webhook endpoint (its secret is shown only in this answer)' })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
   @ApiBody({
@@ -95,7 +95,7 @@ export class WebhooksController {
 
   @Post(':id/rotateSecret')
   @HttpCode(200)
-  @Idempotent()
+  @Idempotent({ secretInAnswer: true })
   @ApiOperation({
     summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
   })

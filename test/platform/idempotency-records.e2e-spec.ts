@@ -105,4 +105,47 @@ describe(`idempotency records hold nothing that confirms an account number (${TE
       await other.close();
     }
   });
+
+  it('keeps the signing secret of a replayable answer encrypted, and replays it as sent', async () => {
+    const url = 'https://93.184.216.34/hooks';
+    const key = `we-${Date.now()}`;
+    const send = () =>
+      t
+        .http()
+        .post('/v0/webhookEndpoints')
+        .set(tenant.auth)
+        .set('Idempotency-Key', key)
+        .send({ url, enabledEvents: ['*'] });
+    const first = await send().expect(201);
+    const secret = String(first.body.secret);
+    expect(secret).toMatch(/^whsec_/);
+    const rotateKey = `${key}-rotate`;
+    const rotate = () =>
+      t
+        .http()
+        .post(`/v0/webhookEndpoints/${first.body.id}/rotateSecret`)
+        .set(tenant.auth)
+        .set('Idempotency-Key', rotateKey);
+    const rotated = await rotate().expect(200);
+    const newSecret = String(rotated.body.secret);
+    expect(newSecret).not.toBe(secret);
+
+    for (const [k, shown] of [
+      [key, secret],
+      [rotateKey, newSecret],
+    ]) {
+      const [record] = await recordsOf(k);
+      const stored = JSON.stringify(record);
+      expect(stored).not.toContain('whsec_');
+      expect(stored).not.toContain(shown.slice(6));
+      expect(stored).not.toContain(shown.slice(6, 30));
+    }
+
+    const replayed = await send().expect(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.text).toBe(first.text);
+    const rotatedAgain = await rotate().expect(200);
+    expect(rotatedAgain.headers['idempotent-replayed']).toBe('true');
+    expect(rotatedAgain.body.secret).toBe(newSecret);
+  });
 });

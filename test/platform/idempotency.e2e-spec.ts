@@ -120,6 +120,21 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       await t.http().delete(path).set(tenant.auth).expect(404);
     });
 
+    it('treats a DELETE without a body and one with {} as the same request', async () => {
+      const price = await createResource(t, tenant, 'price');
+      const key = newKey();
+      const path = `/v0/prices/${price.id}`;
+      await t.http().delete(path).set(tenant.auth).set('Idempotency-Key', key).expect(204);
+      const retry = await t
+        .http()
+        .delete(path)
+        .set(tenant.auth)
+        .set('Idempotency-Key', key)
+        .send({})
+        .expect(204);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+    });
+
     it('replays a 204 without a body', async () => {
       // A price's DELETE answers 204.
       const price = await createResource(t, tenant, 'price');
@@ -322,6 +337,31 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
           expect.objectContaining({ field: 'Idempotency-Key', code: 'invalid_idempotency_key' }),
         ]);
         expect((await productsOf(tenant.organizationId)).length).toBe(before);
+      },
+    );
+
+    it.each([
+      ['two different keys', ['k1', 'k2']],
+      ['the same key twice', ['k3', 'k3']],
+    ])(
+      'answers 400 INVALID_IDEMPOTENCY_KEY to the header sent twice (%s), and creates nothing',
+      async (_l, keys) => {
+        const before = (await productsOf(tenant.organizationId)).length;
+        const unique = keys.map((k) => `${newKey()}-${k}`);
+        if (keys[0] === keys[1]) unique[1] = unique[0];
+        const res = await t
+          .http()
+          .post('/v0/products')
+          .set(tenant.auth)
+          // Sent as two header lines (superagent passes the array to Node's setHeader).
+          .set('Idempotency-Key', unique as unknown as string)
+          .send({ name: 'Two keys' });
+        expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_IDEMPOTENCY_KEY');
+        expect((await productsOf(tenant.organizationId)).length).toBe(before);
+        // Nor is the joined text a key of its own that a later request could replay.
+        await post(unique.join(', '), { name: 'Two keys' }).expect(201);
+        const again = await post(unique.join(', '), { name: 'Two keys' }).expect(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
       },
     );
 

@@ -15,7 +15,31 @@ const KEY = /^[\x20-\x7e]{1,255}$/;
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header === 'string' && KEY.test(header)) return header;
-  throw new ValidationFailedError(
+  throw invalidKey();
+}
+
+/**
+ * The request's Idempotency-Key (parseIdempotencyKey), refused when the header is sent more
+ * than once: Node joins repeated headers with ", ", and `k1` and `k2` sent as two headers must
+ * not become the key `k1, k2` (nor two equal headers the key `k, k`).
+ */
+export function idempotencyKeyOf(request: {
+  headers: Record<string, string | string[] | undefined>;
+  raw: { rawHeaders: string[] };
+}): string | undefined {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return undefined;
+  const { rawHeaders } = request.raw;
+  let sent = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].length === 15 && rawHeaders[i].toLowerCase() === 'idempotency-key') sent++;
+  }
+  if (sent > 1) throw invalidKey();
+  return parseIdempotencyKey(header);
+}
+
+function invalidKey(): ValidationFailedError {
+  return new ValidationFailedError(
     [
       {
         field: 'Idempotency-Key',
@@ -38,7 +62,7 @@ export function fingerprintKey(encryptionKey: Buffer): Buffer {
 
 /**
  * What makes two requests "the same" for a key: method, the path of the route reached, the
- * query and the body. A keyed hash (HMAC-SHA256 under a key derived from ENCRYPTION_KEY): a
+ * query and the body (a request without a body is `{}`, docs/decisions.md). A keyed hash (HMAC-SHA256 under a key derived from ENCRYPTION_KEY): a
  * body may hold an account number, and a plain hash of it would let anyone who reads the
  * database confirm a guess of that number without the key (docs/api.md §5.5).
  */
@@ -48,7 +72,7 @@ export function requestFingerprint(
 ): string {
   return createHmac('sha256', key)
     .update(
-      `${request.method.toUpperCase()} ${request.path}\n${canonicalJson(request.query ?? {})}\n${canonicalJson(request.body)}`,
+      `${request.method.toUpperCase()} ${request.path}\n${canonicalJson(request.query ?? {})}\n${canonicalJson(request.body ?? {})}`,
     )
     .digest('hex');
 }

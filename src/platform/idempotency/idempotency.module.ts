@@ -37,7 +37,7 @@ export class IdempotentRoutesCheck implements OnModuleInit {
         const handler = prototype[name] as object;
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined || !WRITE_METHODS.has(method)) continue;
-        if (Reflect.getMetadata(IDEMPOTENT_ROUTE, handler) !== true) {
+        if (Reflect.getMetadata(IDEMPOTENT_ROUTE, handler) === undefined) {
           missing.push(`${controller.name}.${name}`);
         }
       }

@@ -8,6 +8,7 @@ import { Tenant } from '../../common/tenant';
 import { Database } from '../../database/database';
 import { ApiError } from '../../common/errors';
 import { ID_PREFIXES, newId } from '../../common/ids';
+import { SealedText } from '../../common/sealed-text';
 import { routePath } from '../route-path';
 import { fingerprintKey, requestFingerprint } from './idempotency-key';
 import { IdempotencyRecord } from './idempotency-record.entity';
@@ -26,6 +27,11 @@ export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** The response headers a replay repeats; the others are the new request's own. */
 const STORED_HEADERS = ['content-type', 'location'];
+/**
+ * How a stored body that was encrypted begins (a JSON text never does): the answers of routes
+ * marked `@Idempotent({ secretInAnswer: true })`, which show a signing secret once.
+ */
+const SEALED_BODY = 'sealed:v1:';
 
 export interface ClaimInput {
   /** Keys are per organization and mode (docs/api.md §2). */
@@ -62,6 +68,8 @@ export class KeyClaim implements CommitHook {
       recordId: string,
       response: StoredResponse,
     ) => Promise<void>,
+    /** The answer holds a secret: stored encrypted (IdempotentOptions.secretInAnswer). */
+    readonly secretInAnswer = false,
   ) {
     this.armed = claim.kind === 'owner';
   }
@@ -118,6 +126,8 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   private sweepTimer?: NodeJS.Timeout;
   /** The HMAC key of request fingerprints, derived from ENCRYPTION_KEY. */
   private readonly fingerprintKey: Buffer;
+  /** Encrypts the stored answers that show a secret, under a key derived from ENCRYPTION_KEY. */
+  private readonly answers: SealedText;
 
   constructor(
     private readonly db: Database,
@@ -127,6 +137,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   ) {
     logger.setContext('Idempotency');
     this.fingerprintKey = fingerprintKey(config.encryptionKey);
+    this.answers = new SealedText(config.encryptionKey, 'billing-api idempotent answers v1');
   }
 
   onApplicationBootstrap(): void {
@@ -141,13 +152,15 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   /**
    * Called by IdempotencyClaim, the route guard of @Idempotent(), once the caller is known (after
    * the bearer guard) and before the validation pipe: claims the key, or finds its stored answer.
-   * `status` is what the route answers when it succeeds.
+   * `status` is what the route answers when it succeeds; `secretInAnswer`, that its answer is
+   * stored encrypted.
    */
   async begin(
     request: FastifyRequest,
     tenant: Tenant,
     key: string,
     status: number,
+    secretInAnswer = false,
   ): Promise<KeyClaim> {
     const path = routePath(request);
     if (path === undefined) throw new Error('An idempotent request must have reached a route');
@@ -160,8 +173,11 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       body: request.body,
       requestId: String(request.id),
     });
-    return new KeyClaim(claim, status, (m, recordId, response) =>
-      this.completeIn(m, recordId, response),
+    return new KeyClaim(
+      claim,
+      status,
+      (m, recordId, response) => this.completeIn(m, recordId, response, secretInAnswer),
+      secretInAnswer,
     );
   }
 
@@ -230,22 +246,31 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /** Stores the response of the request that owns `recordId`; a retry replays it from now on. */
-  async complete(
-    recordId: string,
-    response: { status: number; headers: Record<string, string>; body: string | null },
-  ): Promise<void> {
-    await this.db.transaction((m) => this.completeIn(m, recordId, response));
+  async complete(recordId: string, response: StoredResponse, sealed = false): Promise<void> {
+    await this.db.transaction((m) => this.completeIn(m, recordId, response, sealed));
   }
 
   private async completeIn(
     m: EntityManager,
     recordId: string,
-    response: { status: number; headers: Record<string, string>; body: string | null },
+    response: StoredResponse,
+    sealed: boolean,
   ): Promise<void> {
     // By id only: the record stays this request's until a retry takes over a stale claim, which
     // deletes it (and a record already completed by the request's transaction gets the response
     // as sent).
-    await this.records.complete(m, recordId, response);
+    const body =
+      sealed && response.body !== null
+        ? SEALED_BODY + this.answers.seal(response.body, recordId)
+        : response.body;
+    await this.records.complete(m, recordId, { ...response, body });
+  }
+
+  /** A stored answer's body as it was sent (opened, when it was stored encrypted). */
+  private storedBody(record: IdempotencyRecord): string | null {
+    const body = record.responseBody;
+    if (body === null || !body.startsWith(SEALED_BODY)) return body;
+    return this.answers.open(body.slice(SEALED_BODY.length), record.id);
   }
 
   /**
@@ -284,7 +309,9 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     if (!keyClaim) return payload;
     (request as FastifyRequest & ClaimedRequest).idempotency = undefined;
     const { claim } = keyClaim;
-    if (claim.kind === 'replay') return replay(request, reply, claim.record);
+    if (claim.kind === 'replay') {
+      return replay(request, reply, claim.record, this.storedBody(claim.record));
+    }
     // The response is stored below; no later transaction of this request may store it again.
     keyClaim.settle();
 
@@ -298,11 +325,11 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
           const value = reply.getHeader(name);
           if (value !== undefined) headers[name] = String(value);
         }
-        await this.complete(claim.recordId, {
-          status: reply.statusCode,
-          headers,
-          body: typeof payload === 'string' ? payload : null,
-        });
+        await this.complete(
+          claim.recordId,
+          { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : null },
+          keyClaim.secretInAnswer,
+        );
       }
     } catch (err) {
       // The response still goes out; the key stays in progress until its lock runs out.
@@ -315,8 +342,13 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   };
 }
 
-/** Sends a stored response again, marked as a replay. */
-function replay(request: FastifyRequest, reply: FastifyReply, record: IdempotencyRecord): unknown {
+/** Sends a stored response (its body `body`, opened) again, marked as a replay. */
+function replay(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  record: IdempotencyRecord,
+  body: string | null,
+): unknown {
   const status = record.responseStatus ?? 200;
   void reply.code(status);
   // The response being replaced may carry a Content-Type the
@@ -327,7 +359,6 @@ function replay(request: FastifyRequest, reply: FastifyReply, record: Idempotenc
   for (const [name, value] of Object.entries(stored)) void reply.header(name, value);
   void reply.header('idempotent-replayed', 'true');
   void reply.header('original-request-id', record.requestId);
-  const body = record.responseBody;
   // An error envelope's requestId names the request that answers (docs/api.md §3): the
   // replay's own, as in its X-Request-Id header. Original-Request-Id names the first.
   if (body !== null && status >= 400) return withRequestId(body, String(request.id));
