@@ -66,7 +66,6 @@ export class BillableMetricsService {
     tenant: Tenant,
     query: ListBillableMetricsQueryDto,
   ): Promise<ListResponse<BillableMetricResponse>> {
-    assertOwnMerchant(tenant.organizationId, query.merchantId);
     const [metrics, total] = await this.db.read((m) =>
       this.metrics.page(m, tenant, { productId: query.productId }, query),
     );

@@ -3,9 +3,50 @@ import { isValid as isCountryAlpha2 } from 'i18n-iso-countries';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { documented } from './validation/decorators';
 
-const CURRENCIES = new Set(currencyCodes());
+/**
+ * ISO 4217 codes that are not money a bank account holds or a price is charged in. The code list
+ * (currency-codes, ISO 4217 list one) has them all and marks none of them as such: its data
+ * names no "fund" flag, and the non-currency "Zz" entities cover only the metals, bond units,
+ * XTS and XXX. So they are listed here (iso.spec.ts checks each against the library, and that
+ * every "Zz" entity it has is here).
+ */
+export const NOT_MONEY_CURRENCY_CODES: ReadonlySet<string> = new Set([
+  // Precious metals, by the troy ounce.
+  'XAU', // gold
+  'XAG', // silver
+  'XPT', // platinum
+  'XPD', // palladium
+  // European bond-market units of account.
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  // Units of account of institutions, not legal tender.
+  'XDR', // IMF special drawing right
+  'XSU', // SUCRE (ALBA's clearing unit)
+  'XUA', // African Development Bank unit of account
+  // Reserved for testing, and "no currency involved".
+  'XTS',
+  'XXX',
+  // Funds codes: indexed units and same-day/next-day variants beside a country's currency.
+  'BOV', // Bolivian Mvdol
+  'CHE', // WIR euro
+  'CHW', // WIR franc
+  'CLF', // Chilean Unidad de Fomento
+  'COU', // Colombian Unidad de Valor Real
+  'MXV', // Mexican Unidad de Inversión
+  'USN', // US dollar next day
+  'UYI', // Uruguay peso en unidades indexadas
+  'UYW', // Uruguayan Unidad Previsional
+]);
 
-/** An ISO 4217 alphabetic code that exists, in upper case. */
+/** The ISO 4217 codes the API accepts: those of money (legal tender such as XAF, XOF, XPF). */
+const CURRENCIES = new Set(currencyCodes().filter((code) => !NOT_MONEY_CURRENCY_CODES.has(code)));
+
+/**
+ * An ISO 4217 alphabetic code of a currency that exists, in upper case; not a metal, fund, unit
+ * of account or testing code (NOT_MONEY_CURRENCY_CODES).
+ */
 export function isCurrencyCode(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Z]{3}$/.test(value) && CURRENCIES.has(value);
 }

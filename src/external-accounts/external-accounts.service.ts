@@ -3,7 +3,6 @@ import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/
 import { assertIfMatch } from '../common/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
-import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { isUniqueViolation } from '../database/database-errors';
 import { Database } from '../database/database';
@@ -116,7 +115,6 @@ export class ExternalAccountsService {
     tenant: Tenant,
     query: ListExternalAccountsQueryDto,
   ): Promise<ListResponse<ExternalBankAccountResponse>> {
-    assertOwnMerchant(tenant.organizationId, query.organizationId, 'organizationId');
     const [rows, total] = await this.db.read((m) => this.accounts.page(m, tenant, query, query));
     return toListResponse(rows.map(toExternalBankAccountResponse), total, query);
   }

@@ -28,8 +28,8 @@ function nestingDepth(value: unknown): number {
 }
 
 /**
- * Request bodies are JSON in UTF-8 only (docs/api.md §1, §3 and §6): the parser every POST and
- * PATCH goes through, with the envelope's MALFORMED_JSON for what it refuses.
+ * Request bodies are JSON in UTF-8 only (docs/api.md §1, §3 and §6): the parser every POST, PATCH
+ * and DELETE body goes through, with the envelope's MALFORMED_JSON for what it refuses.
  */
 export function registerJsonBodies(fastify: FastifyInstance): void {
   // Bodies are JSON only: without this Fastify would also parse text/plain (415 instead).
@@ -57,8 +57,28 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
           undefined,
         );
       }
-      void parseJson(request, body, (err, value) => {
-        if (!err && nestingDepth(value) > MAX_BODY_NESTING) {
+      // No DELETE route takes a field, and many clients send Content-Type: application/json on
+      // every request: an empty DELETE body is no body (KnownQueryGuard refuses one with fields).
+      if (body === '' && request.method === 'DELETE') return done(null, undefined);
+      void parseJson(request, body, (err, parsed) => {
+        // Fastify's parser also refuses valid JSON holding a `__proto__` key (or `constructor`
+        // with a `prototype`): parsed again by JSON.parse, which makes such a key an own data
+        // property and never sets a prototype, so that the validation pipe refuses it as a
+        // `reserved_key` naming its path, as it refuses `constructor` and `toString`.
+        const value: unknown = err ? parseKeepingReservedKeys(body) : parsed;
+        if (value === NOT_JSON) {
+          return done(
+            new ApiError(
+              'validation_error',
+              body === ''
+                ? 'The body is empty but Content-Type says application/json; send a JSON object'
+                : 'The body is not valid JSON',
+              { code: 'MALFORMED_JSON' },
+            ),
+            undefined,
+          );
+        }
+        if (nestingDepth(value) > MAX_BODY_NESTING) {
           return done(
             new ApiError(
               'validation_error',
@@ -69,21 +89,24 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
           );
         }
         // A number JSON.parse would change (12345678901234567890123) fails validation instead.
-        if (!err) return done(null, withInexactNumbersMarked(body, value));
-        const empty = body === '';
-        done(
-          new ApiError(
-            'validation_error',
-            empty
-              ? 'The body is empty but Content-Type says application/json; send a JSON object'
-              : 'The body is not valid JSON',
-            { code: 'MALFORMED_JSON' },
-          ),
-          undefined,
-        );
+        done(null, withInexactNumbersMarked(body, value));
       });
     },
   );
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/**
+ * `body` parsed by JSON.parse, or NOT_JSON. JSON.parse defines every key, `__proto__` included,
+ * as an own property of a plain object (ECMA-262 CreateDataProperty): no prototype is ever set.
+ */
+function parseKeepingReservedKeys(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 /** UTF-8 that refuses invalid bytes instead of replacing them (a leading BOM is dropped). */

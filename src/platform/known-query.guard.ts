@@ -2,7 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import type { FastifyRequest } from 'fastify';
-import { ValidationFailedError } from '../common/errors';
+import { FieldError, ValidationFailedError } from '../common/errors';
+import { findUnstorableText } from './validation.pipe';
 
 /**
  * What a handler takes from the query string: `'dto'` when a whole @Query() object (its DTO
@@ -29,7 +30,8 @@ function queryShapeOf(controller: object, handler: { name: string }): QueryShape
  * A global guard (after the bearer guard): a query parameter that the route does not take is a
  * 400 naming it, on every route, writes and single-resource reads included, as lists already
  * answer. A parameter silently ignored hides a client's mistake, and invites secrets into URLs
- * (`?access_token=…`), which proxies and logs keep.
+ * (`?access_token=…`), which proxies and logs keep. Likewise a DELETE body: no DELETE route takes
+ * a field, so each field of one is a 400 `unknown_field` (docs/decisions.md §1, Bodies).
  */
 @Injectable()
 export class KnownQueryGuard implements CanActivate {
@@ -38,6 +40,7 @@ export class KnownQueryGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (request.method === 'DELETE') assertNoBodyFields(request.body);
     const query = (request.query ?? {}) as Record<string, unknown>;
     const names = Object.keys(query);
     if (names.length === 0) return true;
@@ -59,4 +62,28 @@ export class KnownQueryGuard implements CanActivate {
       })),
     );
   }
+}
+
+/**
+ * A DELETE body is accepted only when it says nothing: absent (an empty body with
+ * `Content-Type: application/json` included) or `{}`. Anything else answers as the validation pipe
+ * answers a body elsewhere: not an object is `invalid_type` on `body`, a key it cannot store
+ * (`__proto__`, NUL) its own code, and every field `unknown_field`.
+ */
+function assertNoBodyFields(body: unknown): void {
+  if (body === undefined) return;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw ValidationFailedError.field('body', 'invalid_type', 'the body must be a JSON object');
+  }
+  const fields = Object.keys(body);
+  if (fields.length === 0) return;
+  const found = findUnstorableText(body);
+  if (found !== null) throw ValidationFailedError.field(found.path, found.code, found.message);
+  throw new ValidationFailedError(
+    fields.map((field): FieldError => ({
+      field,
+      code: 'unknown_field',
+      message: 'is not a field of this request: a DELETE takes no body',
+    })),
+  );
 }

@@ -142,6 +142,10 @@ describe(`products (${TEST_DIALECT})`, () => {
       ['an array name', { name: ['x'] }, 'name', 'invalid_type'],
       ['an empty name', { name: '' }, 'name', 'too_short'],
       ['a blank name', { name: '   \t ' }, 'name', 'blank'],
+      ['a name of one zero-width space', { name: '\u200b' }, 'name', 'blank'],
+      ['a name of zero-width joiners', { name: '\u200c\u200d' }, 'name', 'blank'],
+      ['a name of a word joiner and a BOM', { name: '\u2060\ufeff' }, 'name', 'blank'],
+      ['a name of format characters and spaces', { name: ' \u00ad\u202e\u3000' }, 'name', 'blank'],
       ['a name of 201 characters', { name: 'n'.repeat(201) }, 'name', 'too_long'],
       ['a name with a NUL character', { name: 'a\u0000b' }, 'name', 'invalid_character'],
       [

@@ -80,11 +80,7 @@ function variants(base: string, filters: ((ids: Ids) => string)[], deleted: bool
 
 const REQUESTS: Variant[] = [
   ...variants('/v0/products', [(ids) => `merchantId=${ids.organizationId}`], false),
-  ...variants(
-    '/v0/billableMetrics',
-    [(ids) => `productId=${ids.productId}`, (ids) => `merchantId=${ids.organizationId}`],
-    false,
-  ),
+  ...variants('/v0/billableMetrics', [(ids) => `productId=${ids.productId}`], false),
   ...variants(
     '/v0/prices',
     [(ids) => `billableMetricId=${ids.metricId}`, (ids) => `planId=${ids.planId}`],
@@ -97,12 +93,7 @@ const REQUESTS: Variant[] = [
   ),
   ...variants(
     '/v0/externalAccounts',
-    [
-      () => 'status=verified',
-      () => 'currency=USD',
-      () => 'countryCode=US',
-      (ids) => `organizationId=${ids.organizationId}`,
-    ],
+    [() => 'status=verified', () => 'currency=USD', () => 'countryCode=US'],
     false,
   ),
 ];

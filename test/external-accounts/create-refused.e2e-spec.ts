@@ -94,6 +94,13 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       ['an empty bankName', { bankName: '' }, 'bankName', 'too_short'],
       ['a bankName of 201 characters', { bankName: 'b'.repeat(201) }, 'bankName', 'too_long'],
       ['a blank accountHolderName', { accountHolderName: ' \t' }, 'accountHolderName', 'blank'],
+      ['a bankName of a zero-width space', { bankName: '\u200b' }, 'bankName', 'blank'],
+      [
+        'an accountHolderName of joiners and a no-break space',
+        { accountHolderName: '\u200c\u00a0\u200d\u2060' },
+        'accountHolderName',
+        'blank',
+      ],
       [
         'an accountHolderName of 201 characters',
         { accountHolderName: 'a'.repeat(201) },
@@ -153,7 +160,11 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       ['a bad routing number', { accountNumber: '987650001234', routingNumber: '110000001' }, 400],
       ['an unknown field beside it', { accountNumber: '987650001235', extra: 1 }, 400],
       ['a bad currency beside it', { accountNumber: '987650001236', currency: 'ABC' }, 400],
-      ['another organization', { accountNumber: '987650001237', organizationId: 'org_x' }, 403],
+      [
+        'another organization',
+        { accountNumber: '987650001237', organizationId: 'org_00000000000000000000000000' },
+        403,
+      ],
       ['a US account with letters', { accountNumber: '98765ABCDEF' }, 400],
     ])('%s', async (_label, change, status) => {
       const body = usAccount(change);
@@ -182,11 +193,22 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       expect([await count(), await count(other)]).toEqual(before);
     });
 
-    it.each(['org_00000000000000000000000000', 'not-an-id', ''])(
-      'answers 403 for an organizationId that is not yours (%j)',
+    it('answers 403 for a well-formed organizationId that is not yours', async () => {
+      const res = await post(usAccount({ organizationId: 'org_00000000000000000000000000' }));
+      expectErrorEnvelope(res, 403, 'forbidden');
+    });
+
+    // docs/decisions.md §Authentication: as merchantId of products does.
+    it.each(['not-an-id', '', 'bad', 'prod_01JD3Y7K2M5N8P1Q4R6S9T0VWX', 'org_x'])(
+      'answers 400 invalid_id for an organizationId not shaped like one (%j), and creates nothing',
       async (organizationId) => {
+        const before = await count();
         const res = await post(usAccount({ organizationId }));
-        expectErrorEnvelope(res, 403, 'forbidden');
+        expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_ID');
+        expect(res.body.errors).toEqual([
+          { field: 'organizationId', code: 'invalid_id', message: expect.any(String) },
+        ]);
+        expect(await count()).toBe(before);
       },
     );
   });

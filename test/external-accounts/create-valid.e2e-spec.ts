@@ -79,6 +79,14 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       const created = await createAccount(t, tenant, { organizationId: tenant.organizationId });
       expect(created.organizationId).toBe(tenant.organizationId);
     });
+
+    it.each(['XAF', 'XOF', 'XPF', 'XCD', 'EUR', 'CHF'])(
+      'accepts the currency %s, legal tender',
+      async (currency) => {
+        const created = await createAccount(t, tenant, { currency });
+        expect(created.currency).toBe(currency);
+      },
+    );
   });
 
   describe('bank-detail rules', () => {
@@ -376,6 +384,15 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
         'INVALID_CURRENCY',
         'currency',
       ],
+      // ISO 4217 codes that are not money (docs/decisions.md §5.5).
+      ...['XXX', 'XTS', 'XAU', 'XAG', 'XDR', 'XUA', 'BOV', 'USN', 'UYW'].map(
+        (currency): [string, Record<string, unknown>, string, string] => [
+          `currency ${currency}, which is not money`,
+          usAccount({ currency }),
+          'INVALID_CURRENCY',
+          'currency',
+        ],
+      ),
     ];
 
     it.each(invalid)('rejects %s', async (_label, body, code, field) => {

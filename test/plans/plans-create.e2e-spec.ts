@@ -113,15 +113,18 @@ describe(`plans (${TEST_DIALECT})`, () => {
       },
     );
 
-    it.each(['EUR', 'JPY', 'GBP'])('accepts currency %s', async (currency) => {
-      const res = await post({
-        name: 'P',
-        productId: product.id,
-        billingInterval: 'monthly',
-        currency,
-      }).expect(201);
-      expect(res.body.currency).toBe(currency);
-    });
+    it.each(['EUR', 'JPY', 'GBP', 'XAF', 'XOF', 'XPF', 'XCD'])(
+      'accepts currency %s',
+      async (currency) => {
+        const res = await post({
+          name: 'P',
+          productId: product.id,
+          billingInterval: 'monthly',
+          currency,
+        }).expect(201);
+        expect(res.body.currency).toBe(currency);
+      },
+    );
 
     it.each([
       ['0', 'inclusive', null],
@@ -211,6 +214,11 @@ describe(`plans (${TEST_DIALECT})`, () => {
           [{ field: 'name', code: 'invalid_type' }],
         ],
         ['a blank name', () => ({ ...base(), name: '  ' }), [{ field: 'name', code: 'blank' }]],
+        [
+          'a name of a zero-width space',
+          () => ({ ...base(), name: '\u200b' }),
+          [{ field: 'name', code: 'blank' }],
+        ],
         ['an empty name', () => ({ ...base(), name: '' }), [{ field: 'name', code: 'too_short' }]],
         [
           'a numeric name',
@@ -267,6 +275,15 @@ describe(`plans (${TEST_DIALECT})`, () => {
           () => ({ ...base(), currency: 'usd' }),
           [{ field: 'currency', code: 'invalid_currency' }],
         ],
+        ...['XXX', 'XTS', 'XAU', 'XPD', 'XBA', 'XDR', 'XSU', 'CHE', 'CLF', 'MXV', 'UYI'].map(
+          (
+            currency,
+          ): [string, () => Record<string, unknown>, { field: string; code: string }[]] => [
+            `currency ${currency}, which is not money`,
+            () => ({ ...base(), currency }),
+            [{ field: 'currency', code: 'invalid_currency' }],
+          ],
+        ),
         [
           'a null currency',
           () => ({ ...base(), currency: null }),

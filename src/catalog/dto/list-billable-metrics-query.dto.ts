@@ -1,8 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
-import { IsMerchantId } from '../../common/merchant';
 
+/**
+ * docs/api.md §5.2: the one filter is `productId`. `merchantId` is not one (every metric a key
+ * sees is its organization's), so it is an unknown query parameter (docs/decisions.md).
+ */
 export class ListBillableMetricsQueryDto extends ListQueryDto {
   /**
    * Only metrics of this product. A product id of the wrong shape is a 400; a well-formed id
@@ -16,10 +19,4 @@ export class ListBillableMetricsQueryDto extends ListQueryDto {
     message: 'must be a product id such as "prod_01JD3Y7K2M5N8P1Q4R6S9T0VWX"',
   })
   productId?: string;
-
-  /** Only metrics of this merchant: your own organization id (another one answers 403). */
-  @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
-  @IsOptional()
-  @IsMerchantId()
-  merchantId?: string;
 }

@@ -13,6 +13,7 @@ import {
 import { IdPrefix } from '../ids';
 import { DECIMAL_PATTERN, isDecimalString } from '../money/decimal';
 import { validateMetadata } from '../metadata';
+import { isBlank } from '../text';
 
 /**
  * The constraints a validator enforces, stated in the OpenAPI schema of the field it decorates,
@@ -37,7 +38,12 @@ function schemaDefaults(schema: Record<string, unknown>): PropertyDecorator {
   };
 }
 
-/** A name-like string's pattern: at least one character that is not white space. */
+/**
+ * A name-like string's pattern in the OpenAPI document: at least one character that is not white
+ * space. The API also counts format characters (Cf) as blank (isBlank), which needs
+ * `\p{Cf}`, a Unicode property escape that many clients' regular expressions (Python's `re`)
+ * cannot compile; the document states the part every client can check.
+ */
 export const NOT_BLANK_PATTERN = '\\S';
 
 /**
@@ -74,7 +80,16 @@ export function IsName(max = 200): PropertyDecorator {
     IsString(),
     MinLength(1, { context: { code: 'too_short' }, message: 'must not be empty' }),
     MaxCharacters(max),
-    Matches(/\S/, { context: { code: 'blank' }, message: 'must not be blank' }),
+    ValidateBy(
+      {
+        name: 'notBlank',
+        validator: {
+          validate: (value: unknown) => typeof value !== 'string' || !isBlank(value),
+          defaultMessage: () => 'must not be blank (only spaces or invisible characters)',
+        },
+      },
+      { context: { code: 'blank' } },
+    ),
   );
 }
 

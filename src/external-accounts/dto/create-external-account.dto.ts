@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString } from 'class-validator';
 import { IsCountryCode, IsCurrencyCode } from '../../common/iso';
+import { IsMerchantId } from '../../common/merchant';
 import { Metadata } from '../../common/metadata';
 import { IsMetadata, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { ACCOUNT_HOLDER_TYPES, AccountHolderType } from '../entities/external-bank-account.entity';
@@ -58,9 +59,12 @@ export class CreateExternalAccountDto {
   @ApiPropertyOptional({ example: { payoutSchedule: 'weekly' } })
   metadata?: Metadata;
 
-  /** The owning organization; defaults to yours. Another organization's id is a 403. */
+  /**
+   * The owning organization; defaults to yours. Another organization's id is a 403; a string not
+   * shaped like an organization id is a 400 `invalid_id`.
+   */
   @IsOptionalNotNull()
-  @IsString()
+  @IsMerchantId()
   @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG' })
   organizationId?: string;
 }

@@ -2,9 +2,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsCountryCode, IsCurrencyCode } from '../../common/iso';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
-import { IsMerchantId } from '../../common/merchant';
 import { ACCOUNT_STATUSES, AccountStatus } from '../account-status';
 
+/** docs/api.md §5.5: the filters are `status`, `currency` and `countryCode`, and no other. */
 export class ListExternalAccountsQueryDto extends ListQueryDto {
   /** Only accounts with this status. */
   @IsOptional()
@@ -23,10 +23,4 @@ export class ListExternalAccountsQueryDto extends ListQueryDto {
   @IsCountryCode()
   @ApiPropertyOptional({ example: 'US' })
   countryCode?: string;
-
-  /** Only accounts of this organization: your own organization id (another one answers 403). */
-  @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
-  @IsOptional()
-  @IsMerchantId()
-  organizationId?: string;
 }
