@@ -177,4 +177,16 @@ describe('ApiKeysService.createOrganization', () => {
     });
     await expect(service.createOrganization(emoji.repeat(201))).rejects.toThrow();
   });
+
+  it.each([' ', '\u200b', ' \u2060\ufeff '])(
+    'refuses a blank name (%j), as names are everywhere',
+    async (name) => {
+      const service = serviceOn(fakeDatabase(null).db);
+      await expect(service.createOrganization(name)).rejects.toMatchObject({
+        errors: [
+          expect.objectContaining({ field: 'name', message: expect.stringMatching(/not blank/) }),
+        ],
+      });
+    },
+  );
 });

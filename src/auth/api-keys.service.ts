@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { hash, randomInt } from 'node:crypto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { characters } from '../common/metadata';
+import { isBlank } from '../common/text';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { DatabaseChangeFeed } from '../database/change-feed';
 import { Database } from '../database/database';
@@ -150,7 +151,7 @@ export class ApiKeysService {
   }
 
   async createOrganization(name: string): Promise<OrganizationView> {
-    if (typeof name !== 'string' || name.trim() === '' || characters(name) > 200) {
+    if (typeof name !== 'string' || isBlank(name) || characters(name) > 200) {
       throw ValidationFailedError.field(
         'name',
         'invalid_value',

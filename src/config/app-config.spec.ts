@@ -172,6 +172,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a blank BOOTSTRAP_ORGANIZATION_NAME, invisible characters included', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const env = { DATABASE_URL: `sqlite:${dir}/db.sqlite`, ENCRYPTION_KEY: KEY };
+    for (const name of [' ', '\u200b']) {
+      expect(problemsOf({ ...env, BOOTSTRAP_ORGANIZATION_NAME: name })).toEqual([
+        'BOOTSTRAP_ORGANIZATION_NAME must be 1-200 characters and not blank',
+      ]);
+    }
+    expect(problemsOf({ ...env, BOOTSTRAP_ORGANIZATION_NAME: 'Acme\u200b' })).toEqual([]);
+  });
+
   it('reads METRICS_PORT: off when unset, a port, never the API port', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
     const env = { DATABASE_URL: `sqlite:${dir}/db.sqlite`, ENCRYPTION_KEY: KEY };

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { ensurePrivateDirectory } from '../common/private-files';
+import { isBlank } from '../common/text';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -324,7 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push('BOOTSTRAP_API_KEY must look like sk_live_ or sk_test_ and 32 letters or digits');
   }
   const bootstrapOrganizationName = env.BOOTSTRAP_ORGANIZATION_NAME ?? 'Default';
-  if (bootstrapOrganizationName.trim() === '' || [...bootstrapOrganizationName].length > 200) {
+  if (isBlank(bootstrapOrganizationName) || [...bootstrapOrganizationName].length > 200) {
     problems.push('BOOTSTRAP_ORGANIZATION_NAME must be 1-200 characters and not blank');
   }
 
