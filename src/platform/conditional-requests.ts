@@ -63,10 +63,23 @@ function isSingleResourceText(reply: FastifyReply, payload: unknown): payload is
 }
 
 /**
+ * The text of the resource in a single-resource body: the body itself, less a `secret` shown
+ * beside the resource once (the create and rotateSecret answers of webhook endpoints), which is
+ * no part of the resource, so that their tag is the one GET gives. No other body has one.
+ */
+function resourceText(payload: string): string {
+  if (!payload.includes('"secret":')) return payload;
+  const body = JSON.parse(payload) as Record<string, unknown>;
+  if (!Object.hasOwn(body, 'secret')) return payload;
+  delete body.secret;
+  return JSON.stringify(body);
+}
+
+/**
  * Fastify onSend hook, after the idempotency hook: a 200/201 whose body is one resource gets
- * `ETag: etagOfJson(body text)`, whether the handler returned it or it is an idempotent replay
- * stored as text. Then a GET whose If-None-Match holds the current tag answers 304 without a
- * body.
+ * `ETag: etagOfJson(resource text)`, whether the handler returned it or it is an idempotent
+ * replay stored as text. Then a GET whose If-None-Match holds the current tag answers 304
+ * without a body.
  */
 export function etagOnSend(
   request: FastifyRequest,
@@ -78,7 +91,7 @@ export function etagOnSend(
   const seen = inspected.get(reply);
   const resource = seen === undefined ? isSingleResourceText(reply, payload) : seen === 'resource';
   if (!resource || typeof payload !== 'string') return done(null, payload);
-  const etag = etagOfJson(payload);
+  const etag = etagOfJson(resourceText(payload));
   void reply.header('etag', etag);
   const ifNoneMatch = request.headers['if-none-match'];
   if (

@@ -1,4 +1,10 @@
-import { isPublicAddress, resolvePublic, urlProblem } from './url-policy';
+import {
+  isPublicAddress,
+  normalizedUrl,
+  resolvePublic,
+  urlProblem,
+  urlTextProblem,
+} from './url-policy';
 
 describe('webhook URL policy', () => {
   it.each([
@@ -19,6 +25,10 @@ describe('webhook URL policy', () => {
     'fd12:3456::1',
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
+    '::127.0.0.1',
+    '::a00:1',
+    '::5db8:d822',
+    '::1:0',
     '64:ff9b::a00:1',
     'ff02::1',
   ])('refuses %s', (address) => {
@@ -40,8 +50,44 @@ describe('webhook URL policy', () => {
     ['https://0x7f.1/hook', 'internal'],
     ['https://169.254.169.254/latest/meta-data', 'internal'],
     ['https://[::ffff:7f00:1]/hook', 'internal'],
+    ['https://[::127.0.0.1]/hook', 'internal'],
+    ['https://[::a00:1]/hook', 'internal'],
+    ['https://example.com:0/hook', 'port 0'],
+    ['https://example.com:000/hook', 'port 0'],
   ])('refuses %s', (url, why) => {
     expect(urlProblem(url, false)).toContain(why);
+  });
+
+  it.each([
+    [' https://example.com/hook', 'white space'],
+    ['https://example.com/hook ', 'white space'],
+    ['https://example.com/ho ok', 'white space'],
+    ['https://exa\tmple.com/hook', 'white space'],
+    ['https://example.com/hook\r\n', 'white space'],
+    ['https://example.com/hook\u00a0', 'white space'],
+    ['https://example.com/hook\u0000', 'control'],
+    ['https://example.com/hook\u007f', 'control'],
+    ['https://example.com/hook\u0085', 'control'],
+    ['https://example.com/hook#', '#fragment'],
+    ['https://example.com\\hook', 'backslash'],
+    ['https:\\\\example.com/hook', 'backslash'],
+    ['https:/example.com/hook', '"https://"'],
+    ['https:example.com/hook', '"https://"'],
+    ['https:///example.com/hook', '"https://"'],
+    ['http:/127.0.0.1:8080/hook', '"http://"'],
+  ])('refuses the text %j: it is not the URL called', (url, why) => {
+    expect(urlProblem(url, true)).toBeNull();
+    expect(urlTextProblem(url)).toContain(why);
+  });
+
+  it.each([
+    ['https://example.com/hook', 'https://example.com/hook'],
+    ['HTTPS://Example.COM:443/a/../hook?x=1', 'https://example.com/hook?x=1'],
+    ['https://example.com', 'https://example.com/'],
+    ['Http://127.0.0.1:8080/hook', 'http://127.0.0.1:8080/hook'],
+  ])('takes %j, stored as the URL called: %j', (url, called) => {
+    expect(urlTextProblem(url)).toBeNull();
+    expect(normalizedUrl(url)).toBe(called);
   });
 
   it('accepts a public https URL, and http or internal addresses only when allowed', () => {

@@ -3,19 +3,24 @@ import { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
+/** IPv4-compatible IPv6 addresses (::a.b.c.d, deprecated by RFC 4291), unicast to ipaddr.js. */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
+
 /**
  * Server-side request forgery (docs/api.md §5.7): a webhook URL is `https://` and reaches only
  * public addresses, unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. The address ranges come from
  * ipaddr.js: an address is public only when its range is `unicast` (IPv4 and IPv6 alike); every
  * special range it knows (loopback, private, link-local, carrier-grade NAT, unique-local,
- * multicast, reserved, 6to4, Teredo, ...) is refused, and an IPv4-mapped IPv6 address is judged as
- * the IPv4 address it carries.
+ * multicast, reserved, 6to4, Teredo, ...) is refused, an IPv4-mapped IPv6 address is judged as
+ * the IPv4 address it carries, and the deprecated IPv4-compatible range (::/96) is refused whole.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.match(IPV4_COMPATIBLE)) return false;
   }
   return parsed.range() === 'unicast';
 }
@@ -39,11 +44,42 @@ export function urlProblem(raw: string, allowPrivateNetworks: boolean): string |
     return 'must not hold a user name or password';
   }
   if (url.hash !== '') return 'must not have a #fragment';
+  if (url.port === '0') return 'must not use port 0';
   const host = hostOf(url);
   if (!allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host)) {
     return 'must not point at a loopback, private, link-local or otherwise internal address';
   }
   return null;
+}
+
+/** White space (Unicode's) and control characters, which WHATWG URL parsing drops or encodes. */
+const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
+/** The scheme, `//` and the first character of the host, as a URL is written in full. */
+const WRITTEN_IN_FULL = /^https?:\/\/[^/]/i;
+
+/**
+ * Why the text of a URL that passes `urlProblem` is not the URL that would be called, or null:
+ * checked when an endpoint is saved. Refused is whatever WHATWG URL parsing would strip, repair
+ * or leave out of the request: white space and control characters (at either end or inside), a
+ * `#` (an empty fragment too), backslashes, and `https:/host` or any other form without `//` and
+ * the host right after the scheme. What passes differs from the URL called at most in spelling
+ * (the case of scheme and host, a default port, dot segments), and is stored as `normalizedUrl`.
+ */
+export function urlTextProblem(raw: string): string | null {
+  if (SPACE_OR_CONTROL.test(raw)) {
+    return 'must not hold white space or control characters, at either end or inside';
+  }
+  if (raw.includes('\\')) return 'must not hold a backslash';
+  if (raw.includes('#')) return 'must not have a #fragment, not even an empty one';
+  if (!WRITTEN_IN_FULL.test(raw)) {
+    return `must begin with "${new URL(raw).protocol}//" and then the host`;
+  }
+  return null;
+}
+
+/** The URL as it is called (its WHATWG serialization), once it passes both checks above. */
+export function normalizedUrl(raw: string): string {
+  return new URL(raw).href;
 }
 
 /** Thrown when a name resolves to an address that is not public (`resolvePublic`). */

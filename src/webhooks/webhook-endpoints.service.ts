@@ -5,6 +5,7 @@ import { toListResponse, ListResponse } from '../common/dto/list-query.dto';
 import { assertIfMatch } from '../platform/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
+import { normalizeDescription } from '../common/text';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { Caller, SYSTEM, Tenant } from '../events/caller';
@@ -25,8 +26,16 @@ import {
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { ListQueryDto } from '../common/dto/list-query.dto';
+import { checkEnabledEvents } from './enabled-events';
 import { SecretBox, newSigningSecret } from './secret-box';
-import { BlockedAddressError, hostOf, resolvePublic, urlProblem } from './url-policy';
+import {
+  BlockedAddressError,
+  hostOf,
+  normalizedUrl,
+  resolvePublic,
+  urlProblem,
+  urlTextProblem,
+} from './url-policy';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { InvalidWebhookUrlError } from './webhooks.errors';
@@ -92,7 +101,8 @@ export class WebhookEndpointsService {
     caller: Caller,
     dto: CreateWebhookEndpointDto,
   ): Promise<WebhookEndpointWithSecretResponse> {
-    await this.checkUrl(dto.url);
+    const enabledEvents = checkEnabledEvents(dto.enabledEvents);
+    const url = await this.checkUrl(dto.url);
     const id = newId(ID_PREFIXES.webhookEndpoint);
     const secret = newSigningSecret();
     const now = new Date();
@@ -100,9 +110,9 @@ export class WebhookEndpointsService {
       id,
       organizationId: caller.principal.organizationId,
       livemode: caller.principal.livemode,
-      url: dto.url,
-      enabledEvents: dto.enabledEvents,
-      description: dto.description ?? null,
+      url,
+      enabledEvents,
+      description: normalizeDescription(dto.description),
       metadata: dto.metadata ?? {},
       status: 'enabled',
       secretEncrypted: this.secrets.seal(secret, id),
@@ -142,16 +152,21 @@ export class WebhookEndpointsService {
     dto: UpdateWebhookEndpointDto,
     ifMatch?: string,
   ): Promise<WebhookEndpointResponse> {
-    if (dto.url !== undefined) await this.checkUrl(dto.url);
+    const enabledEvents =
+      dto.enabledEvents === undefined ? undefined : checkEnabledEvents(dto.enabledEvents);
+    const url = dto.url === undefined ? undefined : await this.checkUrl(dto.url);
     return this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
       const before = toWebhookEndpointResponse(endpoint);
       assertIfMatch(ifMatch, before);
       const next: WebhookEndpoint = {
         ...endpoint,
-        url: dto.url ?? endpoint.url,
-        enabledEvents: dto.enabledEvents ?? endpoint.enabledEvents,
-        description: dto.description === undefined ? endpoint.description : dto.description,
+        url: url ?? endpoint.url,
+        enabledEvents: enabledEvents ?? endpoint.enabledEvents,
+        description:
+          dto.description === undefined
+            ? endpoint.description
+            : normalizeDescription(dto.description),
         metadata: mergeMetadata(endpoint.metadata, dto.metadata),
         status: dto.status ?? endpoint.status,
       };
@@ -200,20 +215,30 @@ export class WebhookEndpointsService {
 
   /**
    * A new secret, shown once; the one it replaces keeps signing for 24 hours (both signatures
-   * are sent), so receivers can switch without losing a delivery. The endpoint as GET shows it
-   * does not change, so no event is recorded (and no secret ever is).
+   * are sent), so receivers can switch without losing a delivery. The endpoint changes, so
+   * `updatedAt` moves and `webhookEndpoint.updated` is recorded with it; of what GET shows only
+   * `updatedAt` changes, so that is its previousAttributes (no secret is ever recorded).
    */
   async rotateSecret(caller: Caller, id: string): Promise<WebhookEndpointWithSecretResponse> {
     return this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
+      const before = toWebhookEndpointResponse(endpoint);
       const secret = newSigningSecret();
       const now = new Date();
       await this.endpoints.update(m, id, {
         secretEncrypted: this.secrets.seal(secret, id),
         previousSecretEncrypted: endpoint.secretEncrypted,
         previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
+        updatedAt: now,
       });
-      return { ...toWebhookEndpointResponse(endpoint), secret };
+      const after = toWebhookEndpointResponse({ ...endpoint, updatedAt: now });
+      await this.events.record(m, {
+        ...caller,
+        type: 'webhookEndpoint.updated',
+        object: after,
+        previousAttributes: { updatedAt: before.updatedAt },
+      });
+      return { ...after, secret };
     }, caller.commit);
   }
 
@@ -293,12 +318,15 @@ export class WebhookEndpointsService {
     for (const wake of this.wakeListeners) wake();
   }
 
-  /** https:// on public addresses only, resolved now (again at each delivery). */
-  private async checkUrl(url: string): Promise<void> {
+  /**
+   * https:// on public addresses only, resolved now (again at each delivery), and written as the
+   * URL that is called. Returns the URL to store: the one called (url-policy.ts).
+   */
+  private async checkUrl(url: string): Promise<string> {
     const allow = this.config.webhooks.allowPrivateNetworks;
-    const problem = urlProblem(url, allow);
+    const problem = urlProblem(url, allow) ?? urlTextProblem(url);
     if (problem !== null) throw new InvalidWebhookUrlError(problem);
-    if (allow) return;
+    if (allow) return normalizedUrl(url);
     const host = hostOf(new URL(url));
     try {
       await resolvePublic(host);
@@ -309,6 +337,7 @@ export class WebhookEndpointsService {
           : `must name a host that resolves (${host} did not)`,
       );
     }
+    return normalizedUrl(url);
   }
 
   /** A live endpoint of the caller's organization and mode, or 404 (also for a malformed id). */

@@ -1,12 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../common/dto/list-query.dto';
 import { ApiCommonResponses, ApiErrorResponse, ApiNotFound } from '../platform/api-docs';
+import { Created } from '../platform/created.decorator';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { Caller, CurrentCaller } from '../events/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
+import { RotateWebhookSecretDto } from './dto/rotate-webhook-secret.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
 import {
   DeletedWebhookEndpointResponse,
@@ -33,9 +35,9 @@ export class WebhooksController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   @Post()
+  @Created(WebhookEndpointWithSecretResponse, { description: 'The new endpoint, with its secret' })
   @Idempotent({ secretInAnswer: true })
   @ApiOperation({ summary: 'Create a webhook endpoint (its secret is shown only in this answer)' })
-  @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
   @ApiBody({
     type: CreateWebhookEndpointDto,
     examples: {
@@ -100,8 +102,13 @@ export class WebhooksController {
     summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
+  @ApiBody({ type: RotateWebhookSecretDto, required: false })
   @ApiNotFound('webhook endpoint')
-  rotateSecret(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  rotateSecret(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() _body: RotateWebhookSecretDto,
+  ) {
     return this.endpoints.rotateSecret(caller, id);
   }
 

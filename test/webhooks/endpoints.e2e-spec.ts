@@ -96,6 +96,9 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
         metadata: { team: 'billing' },
       });
     expect(replay.headers['idempotent-replayed']).toBe('true');
+    // Location names the new endpoint, as every create's does, and is replayed with the answer.
+    expect(res.headers.location).toBe(`/v0/webhookEndpoints/${shown.id}`);
+    expect(replay.headers.location).toBe(res.headers.location);
     const after = await t
       .http()
       .get('/v0/events?type=webhookEndpoint.created&limit=100')
@@ -166,6 +169,182 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
     expect(JSON.stringify(read.body)).not.toContain('whsec_');
   });
 
+  it('bumps updatedAt on a rotation and records webhookEndpoint.updated, without a secret', async () => {
+    const { secret: _, ...created } = await create(acme.live.auth);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const res = await t
+      .http()
+      .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+      .set(acme.live.auth)
+      .set('Idempotency-Key', `rotate-${created.id}`);
+    expect(res.status).toBe(200);
+    const { secret, ...shown } = res.body;
+    expect(new Date(shown.updatedAt).getTime()).toBeGreaterThan(
+      new Date(created.updatedAt).getTime(),
+    );
+    expect(shown).toEqual({ ...created, updatedAt: shown.updatedAt });
+    const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+    expect(read.body).toEqual(shown);
+
+    const replay = await t
+      .http()
+      .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+      .set(acme.live.auth)
+      .set('Idempotency-Key', `rotate-${created.id}`);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const events = await t
+      .http()
+      .get('/v0/events?type=webhookEndpoint.updated&limit=100')
+      .set(acme.live.auth);
+    const mine = events.body.data.filter((e: any) => e.data.object.id === created.id);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      livemode: true,
+      data: { object: shown, previousAttributes: { updatedAt: created.updatedAt } },
+      request: { id: res.headers['x-request-id'], idempotencyKey: `rotate-${created.id}` },
+      actor: { type: 'apiKey', id: acme.live.apiKeyId },
+    });
+    expect(JSON.stringify(mine[0])).not.toContain(secret.slice(6));
+    expect(JSON.stringify(mine[0])).not.toContain('whsec_');
+  });
+
+  it('answers create and rotateSecret with the ETag GET gives, which If-Match then takes', async () => {
+    const send = () =>
+      t
+        .http()
+        .post('/v0/webhookEndpoints')
+        .set(acme.live.auth)
+        .set('Idempotency-Key', `etag-${process.pid}-${TEST_DIALECT}`)
+        .send({ url: PUBLIC_URL, enabledEvents: ['*'], metadata: { b: 2, a: '1' } });
+    const created = await send();
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const read = await t.http().get(`/v0/webhookEndpoints/${id}`).set(acme.live.auth);
+    expect(read.headers.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    expect(created.headers.etag).toBe(read.headers.etag);
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers.etag).toBe(read.headers.etag);
+    const patched = await t
+      .http()
+      .patch(`/v0/webhookEndpoints/${id}`)
+      .set(acme.live.auth)
+      .set('If-Match', created.headers.etag)
+      .send({ description: 'Tagged' });
+    expect(patched.status).toBe(200);
+
+    const rotated = await t
+      .http()
+      .post(`/v0/webhookEndpoints/${id}/rotateSecret`)
+      .set(acme.live.auth);
+    expect(rotated.status).toBe(200);
+    const reread = await t.http().get(`/v0/webhookEndpoints/${id}`).set(acme.live.auth);
+    expect(rotated.headers.etag).toBe(reread.headers.etag);
+    const deleted = await t
+      .http()
+      .delete(`/v0/webhookEndpoints/${id}`)
+      .set(acme.live.auth)
+      .set('If-Match', rotated.headers.etag);
+    expect(deleted.status).toBe(200);
+  });
+
+  describe('rotateSecret takes no parameters', () => {
+    it.each<[string, unknown, string[]]>([
+      ['an unknown field', { foo: 1 }, ['foo']],
+      ['two unknown fields', { foo: 1, bar: null }, ['foo', 'bar']],
+      ['a secret of its own', { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }, ['secret']],
+    ])('refuses %s, and changes nothing', async (_label, body, fields) => {
+      const created = await create(acme.live.auth);
+      const res = await t
+        .http()
+        .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+        .set(acme.live.auth)
+        .send(body as object);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual(
+        fields.map((field) => ({ field, code: 'unknown_field', message: expect.any(String) })),
+      );
+      expect(res.text).not.toContain('whsec_');
+      const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+      expect(read.body.updatedAt).toBe(created.updatedAt);
+    });
+
+    it.each(['[]', '[{"foo":1}]', '"x"', '42', 'null'])('refuses the body %s', async (raw) => {
+      const created = await create(acme.live.auth);
+      const res = await t
+        .http()
+        .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+        .set(acme.live.auth)
+        .set('Content-Type', 'application/json')
+        .send(raw);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual([
+        { field: 'body', code: 'invalid_type', message: expect.any(String) },
+      ]);
+    });
+
+    it('accepts no body and {}', async () => {
+      const created = await create(acme.live.auth);
+      for (const body of [undefined, {}]) {
+        const req = t
+          .http()
+          .post(`/v0/webhookEndpoints/${created.id}/rotateSecret`)
+          .set(acme.live.auth);
+        const res = await (body === undefined ? req : req.send(body));
+        expect(res.status).toBe(200);
+        expect(res.body.secret).toMatch(/^whsec_/);
+      }
+    });
+  });
+
+  describe('description and metadata follow the rules of products', () => {
+    it('stores "" as a null description, on create and on PATCH', async () => {
+      const created = await create(acme.live.auth, { description: '' });
+      expect(created.description).toBeNull();
+      const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+      expect(read.body.description).toBeNull();
+      await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ description: 'Something' })
+        .expect(200);
+      const cleared = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ description: '' });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.description).toBeNull();
+      const again = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ description: '' });
+      expect(again.body).toEqual(cleared.body);
+    });
+
+    it('refuses metadata: null on create, and takes it on PATCH to remove every key', async () => {
+      const res = await t
+        .http()
+        .post('/v0/webhookEndpoints')
+        .set(acme.live.auth)
+        .send({ url: PUBLIC_URL, enabledEvents: ['*'], metadata: null });
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual([
+        { field: 'metadata', code: 'invalid_type', message: expect.any(String) },
+      ]);
+      const created = await create(acme.live.auth, { metadata: { a: '1', b: 2 } });
+      const cleared = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ metadata: null });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.metadata).toEqual({});
+    });
+  });
+
   it('keeps endpoints apart by organization and mode', async () => {
     const testOnly = await create(acme.test.auth);
     const liveOnly = await create(acme.live.auth);
@@ -197,8 +376,8 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
       [{ enabledEvents: ['*'] }, 'url'],
       [{ url: PUBLIC_URL }, 'enabledEvents'],
       [{ url: PUBLIC_URL, enabledEvents: [] }, 'enabledEvents'],
-      [{ url: PUBLIC_URL, enabledEvents: ['plan.exploded'] }, 'enabledEvents'],
-      [{ url: PUBLIC_URL, enabledEvents: ['*', '*'] }, 'enabledEvents'],
+      [{ url: PUBLIC_URL, enabledEvents: ['plan.exploded'] }, 'enabledEvents[0]'],
+      [{ url: PUBLIC_URL, enabledEvents: ['*', '*'] }, 'enabledEvents[1]'],
       [{ url: PUBLIC_URL, enabledEvents: 'plan.*' }, 'enabledEvents'],
       [{ url: 42, enabledEvents: ['*'] }, 'url'],
       [{ url: PUBLIC_URL, enabledEvents: ['*'], secret: 'whsec_x' }, 'secret'],
@@ -207,6 +386,42 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
       const res = await t.http().post('/v0/webhookEndpoints').set(acme.live.auth).send(body);
       expectErrorEnvelope(res, 400, 'validation_error');
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    it.each<[string, unknown, [string, string][], RegExp]>([
+      ['an object', { a: 1 }, [['enabledEvents', 'invalid_type']], /^must be an array$/],
+      ['a string', 'plan.*', [['enabledEvents', 'invalid_type']], /^must be an array$/],
+      ['null', null, [['enabledEvents', 'invalid_type']], /^may not be null$/],
+      [
+        'an unknown type',
+        ['foo.bar'],
+        [['enabledEvents[0]', 'invalid_value']],
+        /^must be an event/,
+      ],
+      [
+        'several problems',
+        ['*', 5, 'foo.bar', '*', null, ['plan.*']],
+        [
+          ['enabledEvents[1]', 'invalid_type'],
+          ['enabledEvents[2]', 'invalid_value'],
+          ['enabledEvents[3]', 'duplicate_item'],
+          ['enabledEvents[4]', 'invalid_type'],
+          ['enabledEvents[5]', 'invalid_type'],
+        ],
+        /^must be a string$/,
+      ],
+    ])('enabledEvents as %s: each problem names its element', async (_l, value, fields, first) => {
+      const created = await create(acme.live.auth);
+      for (const req of [
+        t.http().post('/v0/webhookEndpoints').send({ url: PUBLIC_URL, enabledEvents: value }),
+        t.http().patch(`/v0/webhookEndpoints/${created.id}`).send({ enabledEvents: value }),
+      ]) {
+        const res = await req.set(acme.live.auth);
+        expectErrorEnvelope(res, 400, 'validation_error');
+        const problems = res.body.errors.map((e: any) => [e.field, e.code]);
+        expect(problems).toEqual(fields);
+        expect(res.body.errors[0].message).toMatch(first);
+      }
     });
 
     it.each([
@@ -220,7 +435,24 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
       ['https://2130706433/hooks', 'internal'],
       ['https://localhost/hooks', 'internal'],
       ['https://user:pw@93.184.216.34/hooks', 'password'],
-    ])('a forged or unsafe URL %s', async (url, why) => {
+      ['https://[::127.0.0.1]/hooks', 'internal'],
+      ['https://[::a00:1]/hooks', 'internal'],
+      ['https://[::5db8:d822]/hooks', 'internal'],
+      [' https://93.184.216.34/hooks', 'white space'],
+      ['https://93.184.216.34/hooks\n', 'white space'],
+      ['https://93.184.216.34/ho oks', 'white space'],
+      ['https://93.184.216.34/ho\toks', 'white space'],
+      ['https://93.184.216.34/hooks\u0085', 'control'],
+      ['https://93.184.216.34/hooks#', '#'],
+      ['https://93.184.216.34/hooks#part', '#'],
+      ['https://93.184.216.34\\hooks', 'backslash'],
+      ['https:\\\\93.184.216.34/hooks', 'backslash'],
+      ['https:/93.184.216.34/hooks', 'https://'],
+      ['https:93.184.216.34/hooks', 'https://'],
+      ['https:///93.184.216.34/hooks', 'https://'],
+      ['https://93.184.216.34:0/hooks', 'port 0'],
+      ['https://93.184.216.34:00/hooks', 'port 0'],
+    ])('a forged or unsafe URL %j', async (url, why) => {
       const res = await t
         .http()
         .post('/v0/webhookEndpoints')
@@ -228,6 +460,40 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
         .send({ url, enabledEvents: ['*'] });
       expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_WEBHOOK_URL');
       expect(res.body.errors[0].message).toContain(why);
+    });
+
+    it('stores the URL as it is called', async () => {
+      const created = await create(acme.live.auth, {
+        url: 'HTTPS://93.184.216.34:443/a/../hooks?x=1',
+      });
+      expect(created.url).toBe('https://93.184.216.34/hooks?x=1');
+      const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+      expect(read.body.url).toBe('https://93.184.216.34/hooks?x=1');
+      const noop = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ url: 'https://93.184.216.34:443/hooks?x=1' });
+      expect(noop.body).toEqual(read.body);
+    });
+
+    it.each([
+      'https://93.184.216.34/hooks#',
+      'https://[::a00:1]/hooks',
+      ' https://93.184.216.34/hooks',
+      'https:/93.184.216.34/hooks',
+      'https://93.184.216.34:0/hooks',
+    ])('the same URL rules on PATCH: %j', async (url) => {
+      const created = await create(acme.live.auth);
+      const res = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ url });
+      expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_WEBHOOK_URL');
+      expect(res.body.errors).toEqual([
+        { field: 'url', code: 'invalid_webhook_url', message: expect.any(String) },
+      ]);
     });
 
     it('the same URL rules on PATCH, and nothing changes', async () => {
