@@ -103,6 +103,17 @@ export const RESOURCES: ResourceKind[] = [
     deletable: true,
     event: 'externalBankAccount',
   },
+  {
+    name: 'webhook endpoint',
+    path: '/v0/webhookEndpoints',
+    // A public address written as one (nothing to resolve), subscribed to an event these suites
+    // never cause, so that no delivery is attempted.
+    createBody: () =>
+      Promise.resolve({ url: 'https://93.184.216.34/hooks', enabledEvents: ['plan.deleted'] }),
+    change: { description: 'Renamed' },
+    deletable: true,
+    event: 'webhookEndpoint',
+  },
 ];
 
 /**
