@@ -1,5 +1,5 @@
 import { decodeTime } from 'ulid';
-import { ID_PREFIXES, idsMadeBefore, isIdOf, newId } from './ids';
+import { ID_PREFIXES, idsMadeBefore, isAnyId, isIdOf, newId } from './ids';
 
 describe('newId', () => {
   it('makes ids of the API shape: the prefix and 26 characters of a ULID', () => {
@@ -51,3 +51,21 @@ describe('idsMadeBefore', () => {
 function decodeMs(id: string): number {
   return decodeTime(id.slice(id.indexOf('_') + 1));
 }
+
+describe('isAnyId', () => {
+  it('is true for an id of every prefix', () => {
+    for (const prefix of Object.values(ID_PREFIXES)) expect(isAnyId(newId(prefix))).toBe(true);
+  });
+
+  it.each([
+    'DE89370400440532013000',
+    'sk_live_KfIC0123456789abcdefghijklmnopqr',
+    'prod_short',
+    'prod_01JD3Y2Q6J8C4N1V9W5X7Z0ABC/',
+    'xyz_01JD3Y2Q6J8C4N1V9W5X7Z0ABC',
+    'prod_01JD3Y2Q6J8C4N1V9W5X7Z0ABC_',
+    42,
+  ])('is false for %p', (value) => {
+    expect(isAnyId(value)).toBe(false);
+  });
+});

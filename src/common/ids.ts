@@ -63,3 +63,11 @@ export function isIdOf(prefix: IdPrefix, value: unknown): value is string {
     ID_BODY.test(value.slice(prefix.length + 1))
   );
 }
+
+// The shape isIdOf checks, for every prefix at once.
+const ANY_ID = new RegExp(`^(?:${Object.values(ID_PREFIXES).join('|')})_[0-9A-Za-z]{16,40}$`);
+
+/** True when `value` has the shape of an id of any prefix this API hands out. */
+export function isAnyId(value: unknown): value is string {
+  return typeof value === 'string' && ANY_ID.test(value);
+}

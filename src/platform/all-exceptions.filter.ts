@@ -4,7 +4,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { ApiError } from '../common/errors';
 import { toErrorResponse } from './error-envelope';
 import { clientHungUp } from './connections';
-import { RouteTable, routerPath } from './route-table';
+import { loggablePath } from './logging';
+import { RouteTable } from './route-table';
 
 /**
  * The one exception filter (APP_FILTER): whatever was thrown, the client gets the envelope of
@@ -38,16 +39,22 @@ export class AllExceptionsFilter implements ExceptionFilter {
     );
   }
 
-  /** A route that exists with other methods answers 405 with Allow, not 404. */
+  /**
+   * A route that exists with other methods answers 405 with Allow, not 404. Neither message
+   * repeats what the client put in the path (an account number, a key: docs/api.md §5.5, §6):
+   * a 405 names the route's pattern (`/v0/plans/:id`), a 404 the path with every segment that is
+   * neither a route's word nor a well-formed id shown as `[redacted]` (loggablePath).
+   */
   private translate(exception: unknown, request: FastifyRequest): unknown {
     if (!(exception instanceof NotFoundException) || request.routeOptions?.url) return exception;
-    const path = routerPath(request.url);
     const allowed = this.routes.methodsFor(request.url);
-    if (allowed.length > 0) {
-      return new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}`, {
+    const pattern = this.routes.patternOf(request.url);
+    if (allowed.length > 0 && pattern !== undefined) {
+      return new ApiError('method_not_allowed', `${request.method} is not allowed on ${pattern}`, {
         headers: { Allow: allowed.join(', ') },
       });
     }
+    const path = loggablePath(request.url, this.routes.literals);
     return new ApiError('not_found', `No route ${request.method} ${path}`, {
       code: 'ROUTE_NOT_FOUND',
     });

@@ -116,7 +116,9 @@ export function ApiCommonResponses(): MethodDecorator & ClassDecorator {
     ApiHeader({
       name: 'X-Request-Id',
       required: false,
-      description: 'Echoed back; 1-128 of [A-Za-z0-9._-]',
+      description:
+        'Echoed back when it is 1-128 of [A-Za-z0-9._-] holding no sk_live_, sk_test_ or whsec_ ' +
+        '(in any case); otherwise the service makes its own req_ id',
       schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
     }),
     ApiErrorResponse(

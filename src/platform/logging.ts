@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoggerService } from '@nestjs/common';
 import { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger } from 'pino';
+import { isAnyId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
+import { RouteLiterals, routerPath } from './route-table';
 
 /** Paths pino must never print: credentials and bank details, wherever they appear. */
 export const REDACTED_PATHS = [
@@ -44,35 +46,82 @@ function levelOf(statusCode: number): Level {
   return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
 }
 
+const REDACTED = '[redacted]';
+
 /** A query parameter name that is safe to print: short, plain, and not shaped like a secret. */
 const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_.[\]-]{0,39}$/;
 const SECRET_SHAPED = /^(sk|pk|rk|whsec)_/i;
 
+/** The prefixes of this service's secrets: API keys (`sk_live_`, `sk_test_`) and webhook secrets. */
+const SECRET_PREFIX = /sk_live_|sk_test_|whsec_/i;
+/** A secret inside free text: its prefix and everything after it up to the next white space. */
+const SECRET_TOKEN = /(?:sk_live_|sk_test_|whsec_)\S*/gi;
+
+/** True when `value` holds a secret's prefix anywhere, in any case. */
+export function holdsSecret(value: string): boolean {
+  return SECRET_PREFIX.test(value);
+}
+
 /**
- * The request target as a log may hold it (docs/api.md §6): the path, and the NAMES of the
- * query parameters, never their values, whatever the client put there (`?access_token=sk_…`).
- * A name that is itself odd or shaped like a key is printed as `[redacted]`.
+ * A header value as a log may hold it: every secret-shaped token (`sk_live_…`, `sk_test_…`,
+ * `whsec_…`, in any case, up to the next white space) replaced by `[redacted]`, the rest kept.
  */
-export function loggableTarget(request: FastifyRequest): { url: string; query?: string[] } {
+export function loggableHeader(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return (typeof value === 'string' ? value : value.join(', ')).replace(SECRET_TOKEN, REDACTED);
+}
+
+/**
+ * A request target's path as a log may hold it (docs/api.md §6): read as the router reads it
+ * (routerPath: no query, no scheme or authority, segments percent-decoded), keeping each segment
+ * that is a route literal or a well-formed id (ids.ts) and printing any other as `[redacted]`.
+ * Whatever a client puts in a path (an API key, an account number) is thus never printed, and no
+ * guess about what looks like one is needed: `/v0/externalAccounts/DE89…` is logged as
+ * `/v0/externalAccounts/[redacted]`, `/v0/products/prod_01J…` as it is.
+ */
+export function loggablePath(target: string, literals: RouteLiterals): string {
+  return routerPath(target)
+    .split('/')
+    .map((segment) =>
+      segment === '' || literals.has(segment) || isAnyId(segment) ? segment : REDACTED,
+    )
+    .join('/');
+}
+
+/**
+ * The request target as a log may hold it (docs/api.md §6): the path (loggablePath), and the
+ * NAMES of the query parameters, never their values, whatever the client put there
+ * (`?access_token=sk_…`). A name that is itself odd or shaped like a key is printed as
+ * `[redacted]`.
+ */
+export function loggableTarget(
+  request: FastifyRequest,
+  literals: RouteLiterals,
+): { url: string; query?: string[] } {
   const target = request.url;
-  const mark = target.indexOf('?');
-  if (mark < 0) return { url: target };
+  const url = loggablePath(target, literals);
+  if (!target.includes('?')) return { url };
   const query = request.query;
   const names =
     query !== null && typeof query === 'object'
       ? Object.keys(query).map((name) =>
-          PLAIN_NAME.test(name) && !SECRET_SHAPED.test(name) ? name : '[redacted]',
+          PLAIN_NAME.test(name) && !SECRET_SHAPED.test(name) ? name : REDACTED,
         )
       : [];
-  return { url: target.slice(0, mark), query: names };
+  return { url, query: names };
 }
 
 /**
  * One structured line per request, when its response has gone out: the request id (`reqId`,
- * also `req.id`), method, path and query parameter names (loggableTarget), user agent and content type, the status and the time taken.
- * Never a header that could hold a credential; 4xx lines are warnings and 5xx lines errors.
+ * also `req.id`), method, path and query parameter names (loggableTarget), user agent and
+ * content type (loggableHeader), the status and the time taken. Never a header that could hold a
+ * credential; 4xx lines are warnings and 5xx lines errors.
  */
-export function registerRequestLog(fastify: FastifyInstance, root: Logger): void {
+export function registerRequestLog(
+  fastify: FastifyInstance,
+  root: Logger,
+  literals: RouteLiterals,
+): void {
   // The line is built field by field below and holds nothing REDACTED_PATHS names, so it skips
   // the redaction pass (a walk of every path on every line).
   const logger = root.child({}, { redact: [] });
@@ -87,10 +136,10 @@ export function registerRequestLog(fastify: FastifyInstance, root: Logger): void
           req: {
             id: request.id,
             method: request.method,
-            ...loggableTarget(request),
+            ...loggableTarget(request, literals),
             headers: {
-              'user-agent': headers['user-agent'],
-              'content-type': headers['content-type'],
+              'user-agent': loggableHeader(headers['user-agent']),
+              'content-type': loggableHeader(headers['content-type']),
             },
           },
           res: { statusCode },

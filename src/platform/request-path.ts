@@ -26,7 +26,8 @@ export async function installRequestPath(
   const fastify = app.getHttpAdapter().getInstance();
 
   // Routing: the methods of every path, so a known path with another method answers 405 with
-  // Allow (RouteTable). Paths the router refuses outright answer through answerUnroutable.
+  // Allow, and the literal words of every path, which the request log keeps in the paths it
+  // prints (RouteTable). Paths the router refuses outright answer through answerUnroutable.
   const routes = app.get(RouteTable);
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
 
@@ -57,7 +58,7 @@ export async function installRequestPath(
   fastify.addHook('onSend', etagOnSend);
 
   // onResponse 1: one log line per request, secrets redacted.
-  registerRequestLog(fastify, parts.logger);
+  registerRequestLog(fastify, parts.logger, routes.literals);
   // onResponse 2: the request's metrics (route pattern, status, latency), when METRICS_PORT is set.
   app.get(Metrics).register(fastify);
 }
@@ -65,7 +66,9 @@ export async function installRequestPath(
 /**
  * Fastify's router refuses a path before any hook runs when a parameter is longer than
  * maxParamLength or is not valid percent-encoding. Such an id cannot exist: answer the 404 a
- * missing resource gets, in the envelope, with the request id and the security headers.
+ * missing resource gets, in the envelope, with the request id and the security headers. The
+ * message does not echo the path: what stands in the id's place may be an account number or a
+ * key (docs/api.md §5.5); the request log has the path, with such segments redacted.
  */
 export function answerUnroutable(
   request: FastifyRequest,
@@ -73,9 +76,7 @@ export function answerUnroutable(
   securityHeaders: Record<string, string>,
 ): void {
   const response = toErrorResponse(
-    new ApiError('not_found', `No such resource: ${request.url.split('?')[0].slice(0, 200)}`, {
-      code: 'RESOURCE_NOT_FOUND',
-    }),
+    new ApiError('not_found', 'No such resource', { code: 'RESOURCE_NOT_FOUND' }),
     String(request.id),
   );
   // No onRequest hook has run: the headers they set on every answer are set here.

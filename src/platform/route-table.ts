@@ -5,11 +5,31 @@ import { Injectable } from '@nestjs/common';
  * a known path with the wrong method answers 405 with Allow. A pattern matches a path exactly as
  * Fastify's router does (no trailing slash): `/v0/products/` does not exist, so it is a 404.
  */
+/**
+ * The literal segments of every route (`v0`, `products`, `healthz`; never a `:param` or `*`),
+ * collected from Fastify's onRoute hook: with well-formed ids, what a logged path may show.
+ */
+export class RouteLiterals {
+  private readonly segments = new Set<string>();
+
+  add(pattern: string): void {
+    for (const segment of pattern.split('/'))
+      if (segment !== '' && !/[:*]/.test(segment)) this.segments.add(segment);
+  }
+
+  has(segment: string): boolean {
+    return this.segments.has(segment);
+  }
+}
+
 @Injectable()
 export class RouteTable {
   private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
+  /** The literal words of every route: what a printed path may show besides ids. */
+  readonly literals = new RouteLiterals();
 
   add(url: string, methods: string | string[]): void {
+    this.literals.add(url);
     const source = url
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
@@ -31,6 +51,15 @@ export class RouteTable {
         .filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
         .map((method) => ({ method, url: r.url })),
     );
+  }
+
+  /**
+   * The pattern of the route a request target reaches (`/v0/plans/:id`), whatever its method,
+   * or undefined: a path named without the ids or whatever else a client put in them.
+   */
+  patternOf(target: string): string | undefined {
+    const path = routerPath(target);
+    return this.routes.find((r) => r.pattern.test(path))?.url;
   }
 
   /**
