@@ -1,3 +1,4 @@
+import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { Socket, connect } from 'node:net';
 
 /** One HTTP/1.1 response as read off the wire. */
@@ -97,4 +98,60 @@ export function expectRawEnvelope(
       .filter((k) => ['error', 'code', 'message', 'errors', 'requestId'].includes(k))
       .sort(),
   );
+}
+
+/** One answer of `sendAsWritten`: its body parsed as JSON when there is one. */
+export interface WrittenAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  body: any;
+}
+
+/**
+ * Sends one request with node:http, which puts `target` on the request line exactly as written
+ * (supertest would normalize it), with `body` as JSON when given.
+ */
+export function sendAsWritten(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<WrittenAnswer> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: target,
+        headers: {
+          ...headers,
+          ...(payload === undefined
+            ? {}
+            : {
+                'content-type': 'application/json',
+                'content-length': String(Buffer.byteLength(payload)),
+              }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            body: text ? JSON.parse(text) : undefined,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

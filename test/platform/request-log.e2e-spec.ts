@@ -1,7 +1,7 @@
-import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FaultsModule } from '../helpers/faults.module';
 import { captureLogs } from '../helpers/log-capture';
+import { sendAsWritten } from '../helpers/raw-http';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
 
@@ -83,33 +83,8 @@ describe(`secrets wherever a client puts them (${TEST_DIALECT})`, () => {
     }
   }
 
-  function send(
-    target: string,
-    headers: Record<string, string> = {},
-    method = 'GET',
-  ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string; body: any }> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method, path: target, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text,
-            body: text ? JSON.parse(text) : undefined,
-          });
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
-
   /**
-   * The answer and every log line written meanwhile hold no secret; returns
-   * the answer and the request's line (which a request the router refuses does not get).
+   * The answer and every log line written meanwhile hold no secret; returns the answer and the request's line (which a request the router refuses does not get).
    */
   async function probe(
     target: string,
@@ -117,7 +92,7 @@ describe(`secrets wherever a client puts them (${TEST_DIALECT})`, () => {
     { unlogged = false, method = 'GET' } = {},
   ) {
     const before = logs.lines.length;
-    const res = await send(target, { ...tenant.auth, ...headers }, method);
+    const res = await sendAsWritten(port, method, target, { ...tenant.auth, ...headers });
     // The request line is written once the answer has gone out.
     await new Promise((resolve) => setImmediate(resolve));
     const lines = logs.lines.slice(before);

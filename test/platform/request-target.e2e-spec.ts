@@ -1,13 +1,7 @@
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendAsWritten } from '../helpers/raw-http';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, startTestApp } from '../helpers/test-app';
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
 
 /**
  * Issue 17, finding 2: whether a request is idempotent follows the route it reaches, however the
@@ -27,48 +21,8 @@ describe(`Idempotency-Key whatever the request target's spelling (${TEST_DIALECT
   });
   afterAll(() => t.close());
 
-  function send(
-    method: string,
-    target: string,
-    headers: Record<string, string>,
-    body?: unknown,
-  ): Promise<RawResponse> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          method,
-          path: target,
-          headers: {
-            ...tenant.auth,
-            ...headers,
-            ...(payload === undefined
-              ? {}
-              : {
-                  'content-type': 'application/json',
-                  'content-length': String(Buffer.byteLength(payload)),
-                }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: text ? JSON.parse(text) : undefined,
-            });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
+  const send = (method: string, target: string, headers: Record<string, string>, body?: unknown) =>
+    sendAsWritten(port, method, target, { ...tenant.auth, ...headers }, body);
 
   const productCount = async (name: string) => {
     const res = await t.http().get('/v0/products?limit=100').set(tenant.auth).expect(200);

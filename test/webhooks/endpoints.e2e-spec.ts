@@ -26,6 +26,12 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
+  /** The events of `type` recorded for the endpoint `id`, newest first. */
+  async function eventsOf(auth: { Authorization: string }, type: string, id: string) {
+    const events = await t.http().get(`/v0/events?type=${type}&limit=100`).set(auth).expect(200);
+    return events.body.data.filter((e: any) => e.data.object.id === id);
+  }
+
   async function create(auth: { Authorization: string }, body: Record<string, unknown> = {}) {
     const res = await t
       .http()
@@ -69,12 +75,7 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual(shown);
 
-    const events = await t
-      .http()
-      .get('/v0/events?type=webhookEndpoint.created')
-      .set(acme.test.auth)
-      .expect(200);
-    const event = events.body.data.find((e: any) => e.data.object.id === shown.id);
+    const [event] = await eventsOf(acme.test.auth, 'webhookEndpoint.created', shown.id);
     expect(event).toMatchObject({
       type: 'webhookEndpoint.created',
       livemode: false,
@@ -99,11 +100,7 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
     // Location names the new endpoint, as every create's does, and is replayed with the answer.
     expect(res.headers.location).toBe(`/v0/webhookEndpoints/${shown.id}`);
     expect(replay.headers.location).toBe(res.headers.location);
-    const after = await t
-      .http()
-      .get('/v0/events?type=webhookEndpoint.created&limit=100')
-      .set(acme.test.auth);
-    expect(after.body.data.filter((e: any) => e.data.object.id === shown.id)).toHaveLength(1);
+    expect(await eventsOf(acme.test.auth, 'webhookEndpoint.created', shown.id)).toHaveLength(1);
   });
 
   it('updates an endpoint with previousAttributes, and records nothing for a no-op', async () => {
@@ -128,11 +125,7 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
     expect(noop.status).toBe(200);
     expect(noop.body).toEqual(res.body);
 
-    const events = await t
-      .http()
-      .get('/v0/events?type=webhookEndpoint.updated&limit=100')
-      .set(acme.live.auth);
-    const mine = events.body.data.filter((e: any) => e.data.object.id === created.id);
+    const mine = await eventsOf(acme.live.auth, 'webhookEndpoint.updated', created.id);
     expect(mine).toHaveLength(1);
     expect(mine[0].data).toEqual({
       object: res.body,
@@ -149,11 +142,7 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
     expectErrorEnvelope(gone, 404, 'not_found');
     const list = await t.http().get('/v0/webhookEndpoints?limit=100').set(acme.live.auth);
     expect(list.body.data.map((e: any) => e.id)).not.toContain(created.id);
-    const events = await t
-      .http()
-      .get('/v0/events?type=webhookEndpoint.deleted')
-      .set(acme.live.auth);
-    expect(events.body.data[0].data.object.id).toBe(created.id);
+    expect(await eventsOf(acme.live.auth, 'webhookEndpoint.deleted', created.id)).toHaveLength(1);
   });
 
   it('rotates the secret: a new one, shown once; GET never shows either', async () => {
@@ -192,11 +181,7 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
       .set(acme.live.auth)
       .set('Idempotency-Key', `rotate-${created.id}`);
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    const events = await t
-      .http()
-      .get('/v0/events?type=webhookEndpoint.updated&limit=100')
-      .set(acme.live.auth);
-    const mine = events.body.data.filter((e: any) => e.data.object.id === created.id);
+    const mine = await eventsOf(acme.live.auth, 'webhookEndpoint.updated', created.id);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({
       livemode: true,
