@@ -35,9 +35,24 @@ const ALPHANUMERIC = (min: number, max: number) => new RegExp(`^[A-Za-z0-9]{${mi
 const LOOKS_LIKE_IBAN = /^[A-Z]{2}[0-9]{2}/;
 const LOOKS_LIKE_BIC = /^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
 
-/** ABA check: 3, 7, 1 weights over the nine digits; the sum is a multiple of 10. */
+/**
+ * ABA check: the first two digits are a district or kind of institution, and 3, 7, 1 weights
+ * over the nine digits give a sum that is a multiple of 10.
+ */
 export function isAbaRoutingNumber(value: string): boolean {
-  if (!/^[0-9]{9}$/.test(value)) return false;
+  if (!/^[0-9]{9}$/.test(value) || value === '000000000') return false;
+  // The first two digits name a Federal Reserve district or kind of institution: 00 (the U.S.
+  // government), 01-12, 21-32 (thrifts), 61-72 (electronic) or 80 (traveler's checks); no bank
+  // has a number outside these, though a checksum alone would pass one.
+  const prefix = Number(value.slice(0, 2));
+  if (!(
+    prefix <= 12 ||
+    (prefix >= 21 && prefix <= 32) ||
+    (prefix >= 61 && prefix <= 72) ||
+    prefix === 80
+  )) {
+    return false;
+  }
   const weights = [3, 7, 1, 3, 7, 1, 3, 7, 1];
   const sum = [...value].reduce((acc, digit, i) => acc + Number(digit) * weights[i], 0);
   return sum % 10 === 0;
@@ -90,7 +105,7 @@ function checkRoutingNumber(country: string, raw: string): string | FieldError {
     case 'US':
       return isAbaRoutingNumber(raw)
         ? raw
-        : invalid('must be a 9-digit ABA routing number with a valid checksum');
+        : invalid('must be a 9-digit ABA routing number (valid prefix and checksum)');
     case 'GB':
       // A sort code: "123456", or written "12-34-56" / "12 34 56".
       return /^[0-9]{2}([- ]?)[0-9]{2}\1[0-9]{2}$/.test(raw)

@@ -91,7 +91,7 @@ export const ApiCreateExternalAccount = () =>
           'US routing number with a bad checksum',
           'routingNumber',
           'routing_number_invalid',
-          'must be a 9-digit ABA routing number with a valid checksum',
+          'must be a 9-digit ABA routing number (valid prefix and checksum)',
         ),
         account: fieldError(
           'US account number with letters',

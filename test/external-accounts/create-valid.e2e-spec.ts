@@ -215,6 +215,18 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
         'routingNumber',
       ],
       [
+        'US: routing of nine zeros (its checksum passes)',
+        usAccount({ routingNumber: '000000000' }),
+        'ROUTING_NUMBER_INVALID',
+        'routingNumber',
+      ],
+      [
+        'US: routing with no district prefix (13; its checksum passes)',
+        usAccount({ routingNumber: '130000006' }),
+        'ROUTING_NUMBER_INVALID',
+        'routingNumber',
+      ],
+      [
         'US: routing of 8 digits',
         usAccount({ routingNumber: '11000000' }),
         'ROUTING_NUMBER_INVALID',
