@@ -7,7 +7,7 @@ import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { createLogger, nestLogger } from './platform/logging';
+import { RequestLine, createLogger, nestLogger } from './platform/logging';
 import { Connections } from './platform/connections';
 import { BODY_LIMIT_BYTES } from './platform/json-body';
 import { documentGuarantees } from './platform/openapi-guarantees';
@@ -35,13 +35,15 @@ export async function createApp(
   const logger = createLogger(config, options.logDestination);
   const headers = await securityHeaders();
   const connections = new Connections(config.requestTimeoutSeconds, headers.api, logger);
+  // The request log's writer, once installed: the router's refusals answer before any hook.
+  let requestLine: RequestLine | undefined;
   const adapter = new FastifyAdapter({
     ...connections.serverOptions(),
     bodyLimit: BODY_LIMIT_BYTES,
     // Long enough that an over-long path id reaches the handler and answers 404, not 414.
     routerOptions: { maxParamLength: 1000 },
     frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) =>
-      answerUnroutable(request, reply, headers.api),
+      answerUnroutable(request, reply, headers.api, requestLine),
     genReqId: requestIdFor,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
@@ -60,7 +62,7 @@ export async function createApp(
   );
   try {
     app.useLogger(nestLogger(app.get(Logger)));
-    await installRequestPath(app, { headers, connections, logger });
+    requestLine = await installRequestPath(app, { headers, connections, logger });
     setupDocs(app);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();

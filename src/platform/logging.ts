@@ -115,17 +115,18 @@ export function loggableTarget(
  * One structured line per request, when its response has gone out: the request id (`reqId`,
  * also `req.id`), method, path and query parameter names (loggableTarget), user agent and
  * content type (loggableHeader), the status and the time taken. Never a header that could hold a
- * credential; 4xx lines are warnings and 5xx lines errors.
+ * credential; 4xx lines are warnings and 5xx lines errors. Returns the function that writes the
+ * line, for the answers no hook sees (answerUnroutable).
  */
 export function registerRequestLog(
   fastify: FastifyInstance,
   root: Logger,
   literals: RouteLiterals,
-): void {
+): RequestLine {
   // The line is built field by field below and holds nothing REDACTED_PATHS names, so it skips
   // the redaction pass (a walk of every path on every line).
   const logger = root.child({}, { redact: [] });
-  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+  const line: RequestLine = (request, reply) => {
     const statusCode = reply.statusCode;
     const level = levelOf(statusCode);
     if (logger.isLevelEnabled(level)) {
@@ -148,9 +149,16 @@ export function registerRequestLog(
         statusCode >= 500 ? 'request errored' : 'request completed',
       );
     }
+  };
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    line(request, reply);
     done();
   });
+  return line;
 }
+
+/** Writes the request log's line of an answered request. */
+export type RequestLine = (request: FastifyRequest, reply: FastifyReply) => void;
 
 /** Nest's start-up chatter: a line per module, controller and route, at every start. */
 const START_UP_CONTEXTS = new Set([

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../common/errors';
 import { IdempotencyService } from './idempotency/idempotency.service';
-import { registerRequestLog } from './logging';
+import { RequestLine, registerRequestLog } from './logging';
 import { etagOnSend, etagPreSerialization } from './conditional-requests';
 import { Connections } from './connections';
 import { toErrorResponse } from './error-envelope';
@@ -17,12 +17,13 @@ import { SecurityHeaders, registerSecurityHeaders } from './security-headers';
  * The request's path through the platform: every Fastify hook, in the order a request meets
  * them (docs/architecture.md, "The request's path"). What Nest adds in the middle (the bearer
  * guard, the idempotency claim, the validation pipe, the handler, the exception filter) is
- * registered by PlatformModule. Hooks of one kind run in the order they are added here.
+ * registered by PlatformModule. Hooks of one kind run in the order they are added here. Returns
+ * the request log's writer, for the requests the router refuses before any hook (answerUnroutable).
  */
 export async function installRequestPath(
   app: NestFastifyApplication,
   parts: { headers: SecurityHeaders; connections: Connections; logger: Logger },
-): Promise<void> {
+): Promise<RequestLine> {
   const fastify = app.getHttpAdapter().getInstance();
 
   // Routing: the methods of every path, so a known path with another method answers 405 with
@@ -58,9 +59,10 @@ export async function installRequestPath(
   fastify.addHook('onSend', etagOnSend);
 
   // onResponse 1: one log line per request, secrets redacted.
-  registerRequestLog(fastify, parts.logger, routes.literals);
+  const requestLine = registerRequestLog(fastify, parts.logger, routes.literals);
   // onResponse 2: the request's metrics (route pattern, status, latency), when METRICS_PORT is set.
   app.get(Metrics).register(fastify);
+  return requestLine;
 }
 
 /**
@@ -68,12 +70,14 @@ export async function installRequestPath(
  * maxParamLength or is not valid percent-encoding. Such an id cannot exist: answer the 404 a
  * missing resource gets, in the envelope, with the request id and the security headers. The
  * message does not echo the path: what stands in the id's place may be an account number or a
- * key (docs/api.md §5.5); the request log has the path, with such segments redacted.
+ * key (docs/api.md §5.5). No hook runs for such a request, the request log's included: its line
+ * is written here (`requestLine`, once the service is installed), with such segments redacted.
  */
 export function answerUnroutable(
   request: FastifyRequest,
   reply: FastifyReply,
   securityHeaders: Record<string, string>,
+  requestLine?: RequestLine,
 ): void {
   const response = toErrorResponse(
     new ApiError('not_found', 'No such resource', { code: 'RESOURCE_NOT_FOUND' }),
@@ -87,4 +91,5 @@ export function answerUnroutable(
     .header('cache-control', 'no-store')
     .header('content-type', 'application/json; charset=utf-8')
     .send(response.body);
+  requestLine?.(request, reply);
 }
