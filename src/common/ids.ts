@@ -53,7 +53,9 @@ export function idsMadeBefore(prefix: IdPrefix, time: Date): string {
   return `${prefix}_${encodeTime(time.getTime(), 10)}`;
 }
 
-const ID_BODY = /^[0-9A-Za-z]{16,40}$/;
+/** What follows an id's prefix and underscore (docs/api.md §1). */
+const ID_BODY_SOURCE = '[0-9A-Za-z]{16,40}';
+const ID_BODY = new RegExp(`^${ID_BODY_SOURCE}$`);
 
 /** True when `value` has the shape of an id with this prefix (it may still not exist). */
 export function isIdOf(prefix: IdPrefix, value: unknown): value is string {
@@ -65,7 +67,7 @@ export function isIdOf(prefix: IdPrefix, value: unknown): value is string {
 }
 
 // The shape isIdOf checks, for every prefix at once.
-const ANY_ID = new RegExp(`^(?:${Object.values(ID_PREFIXES).join('|')})_[0-9A-Za-z]{16,40}$`);
+const ANY_ID = new RegExp(`^(?:${Object.values(ID_PREFIXES).join('|')})_${ID_BODY_SOURCE}$`);
 
 /** True when `value` has the shape of an id of any prefix this API hands out. */
 export function isAnyId(value: unknown): value is string {
