@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { etagOfJson } from './etag';
+import { secretFieldOf } from './secret-in-answer';
 
 const ETAG_METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']);
 
@@ -63,15 +64,15 @@ function isSingleResourceText(reply: FastifyReply, payload: unknown): payload is
 }
 
 /**
- * The text of the resource in a single-resource body: the body itself, less a `secret` shown
- * beside the resource once (the create and rotateSecret answers of webhook endpoints), which is
- * no part of the resource, so that their tag is the one GET gives. No other body has one.
+ * The text of the resource in a single-resource body: the body itself, less the secret that a
+ * route declared with @SecretInAnswer() shows beside the resource once, so that its tag is the one
+ * GET gives.
  */
-function resourceText(payload: string): string {
-  if (!payload.includes('"secret":')) return payload;
+function resourceText(payload: string, secretField: string | undefined): string {
+  if (secretField === undefined) return payload;
   const body = JSON.parse(payload) as Record<string, unknown>;
-  if (!Object.hasOwn(body, 'secret')) return payload;
-  delete body.secret;
+  if (!Object.hasOwn(body, secretField)) return payload;
+  delete body[secretField];
   return JSON.stringify(body);
 }
 
@@ -91,7 +92,7 @@ export function etagOnSend(
   const seen = inspected.get(reply);
   const resource = seen === undefined ? isSingleResourceText(reply, payload) : seen === 'resource';
   if (!resource || typeof payload !== 'string') return done(null, payload);
-  const etag = etagOfJson(resourceText(payload));
+  const etag = etagOfJson(resourceText(payload, secretFieldOf(request)));
   void reply.header('etag', etag);
   const ifNoneMatch = request.headers['if-none-match'];
   if (

@@ -5,6 +5,7 @@ import { ApiCommonResponses, ApiErrorResponse, ApiNotFound } from '../platform/a
 import { Created } from '../platform/created.decorator';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
+import { SecretInAnswer } from '../platform/secret-in-answer';
 import { Caller, CurrentCaller } from '../events/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
@@ -36,7 +37,8 @@ export class WebhooksController {
 
   @Post()
   @Created(WebhookEndpointWithSecretResponse, { description: 'The new endpoint, with its secret' })
-  @Idempotent({ secretInAnswer: true })
+  @Idempotent()
+  @SecretInAnswer('secret')
   @ApiOperation({ summary: 'Create a webhook endpoint (its secret is shown only in this answer)' })
   @ApiBody({
     type: CreateWebhookEndpointDto,
@@ -97,7 +99,8 @@ export class WebhooksController {
 
   @Post(':id/rotateSecret')
   @HttpCode(200)
-  @Idempotent({ secretInAnswer: true })
+  @Idempotent()
+  @SecretInAnswer('secret')
   @ApiOperation({
     summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
   })

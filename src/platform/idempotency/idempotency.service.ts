@@ -29,7 +29,7 @@ export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const STORED_HEADERS = ['content-type', 'location'];
 /**
  * How a stored body that was encrypted begins (a JSON text never does): the answers of routes
- * marked `@Idempotent({ secretInAnswer: true })`, which show a signing secret once.
+ * marked `@SecretInAnswer()`, which show a signing secret once.
  */
 const SEALED_BODY = 'sealed:v1:';
 
@@ -68,7 +68,7 @@ export class KeyClaim implements CommitHook {
       recordId: string,
       response: StoredResponse,
     ) => Promise<void>,
-    /** The answer holds a secret: stored encrypted (IdempotentOptions.secretInAnswer). */
+    /** The answer shows a secret (the route's @SecretInAnswer()): stored encrypted. */
     readonly secretInAnswer = false,
   ) {
     this.armed = claim.kind === 'owner';

@@ -12,19 +12,12 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
 import { nextRouteArgIndex, wrapRouteHandler } from '../route-handler';
 import { isApiRoute } from '../route-path';
+import { secretFieldOf } from '../secret-in-answer';
 import { IDEMPOTENT_METHODS, idempotencyKeyOf } from './idempotency-key';
 import { ClaimedRequest, IdempotencyService } from './idempotency.service';
 
 /** Metadata on a route handler that honours Idempotency-Key (IdempotentRoutesCheck reads it). */
 export const IDEMPOTENT_ROUTE = 'billing:idempotent-route';
-
-export interface IdempotentOptions {
-  /**
-   * The route's answer shows a secret once (a webhook endpoint's signing secret): its stored
-   * copy, replayed for 24 hours, is encrypted at rest as the secret itself is.
-   */
-  secretInAnswer?: boolean;
-}
 
 type Request = FastifyRequest & ClaimedRequest & { user?: Principal };
 
@@ -46,8 +39,6 @@ export class IdempotencyClaim implements CanActivate {
     if (!IDEMPOTENT_METHODS.has(request.method) || !isApiRoute(request)) return true;
     const key = idempotencyKeyOf(request);
     if (key !== undefined && request.user) {
-      const route = Reflect.getMetadata(IDEMPOTENT_ROUTE, context.getHandler()) as
-        Required<IdempotentOptions> | undefined;
       // The status the route answers with when it succeeds (@HttpCode, else Nest's default).
       const status =
         (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ??
@@ -58,7 +49,8 @@ export class IdempotencyClaim implements CanActivate {
         { organizationId, livemode },
         key,
         status,
-        route?.secretInAnswer ?? false,
+        // An answer that shows a secret (@SecretInAnswer()) is stored encrypted.
+        secretFieldOf(request) !== undefined,
       );
     }
     return true;
@@ -87,11 +79,10 @@ const skipReplays: MethodDecorator = (target, property, descriptor) => {
  * chain with two AsyncResource bindings per request, a sixth of the CPU of a PATCH
  * (docs/benchmarks.md).
  */
-export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
-  const route: Required<IdempotentOptions> = { secretInAnswer: options.secretInAnswer ?? false };
+export function Idempotent(): MethodDecorator {
   return applyDecorators(
     skipReplays,
-    SetMetadata(IDEMPOTENT_ROUTE, route),
+    SetMetadata(IDEMPOTENT_ROUTE, true),
     UseGuards(IdempotencyClaim),
   );
 }
