@@ -9,7 +9,6 @@ import { SecretInAnswer } from '../platform/secret-in-answer';
 import { Caller, CurrentCaller } from '../events/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
-import { RotateWebhookSecretDto } from './dto/rotate-webhook-secret.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
 import {
   DeletedWebhookEndpointResponse,
@@ -105,13 +104,8 @@ export class WebhooksController {
     summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
-  @ApiBody({ type: RotateWebhookSecretDto, required: false })
   @ApiNotFound('webhook endpoint')
-  rotateSecret(
-    @CurrentCaller() caller: Caller,
-    @Param('id') id: string,
-    @Body() _body: RotateWebhookSecretDto,
-  ) {
+  rotateSecret(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.rotateSecret(caller, id);
   }
 

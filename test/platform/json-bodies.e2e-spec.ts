@@ -7,8 +7,9 @@ import { exchange, expectRawEnvelope } from '../helpers/raw-http';
 const DELETABLE = RESOURCES.filter((r) => r.deletable);
 
 /**
- * Request bodies the JSON parser and the platform answer for every route: DELETE bodies (no
- * DELETE route takes a field) and `__proto__` keys (docs/decisions.md §1, docs/errors.md).
+ * Request bodies the JSON parser and the platform answer for every route: the bodies of routes
+ * that take none (every DELETE here; rotateSecret in test/webhooks/endpoints.e2e-spec.ts) and
+ * `__proto__` keys (docs/decisions.md §1, docs/errors.md).
  */
 describe(`JSON bodies (${TEST_DIALECT})`, () => {
   let l: ListeningApp;
