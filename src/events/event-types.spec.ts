@@ -1,5 +1,5 @@
 import { EventsService } from './events.service';
-import { EVENT_PREFIXES, resourceOf, selects } from './event-types';
+import { EVENT_PREFIXES, resourceOf, selects, typesOfPrefix } from './event-types';
 
 describe('event selectors', () => {
   it('select by exact type, by prefix and by *', () => {
@@ -22,6 +22,17 @@ describe('event selectors', () => {
       'externalBankAccount.*',
       'webhookEndpoint.*',
     ]);
+  });
+
+  it('list the types of each prefix (the prefix list reads one index search per type)', () => {
+    expect(typesOfPrefix('plan.*')).toEqual(['plan.created', 'plan.updated', 'plan.deleted']);
+    for (const prefix of EVENT_PREFIXES) {
+      expect(typesOfPrefix(prefix).length).toBeGreaterThan(0);
+      expect(typesOfPrefix(prefix).length).toBeLessThanOrEqual(5);
+      for (const type of typesOfPrefix(prefix)) expect(selects([prefix], type)).toBe(true);
+    }
+    expect(typesOfPrefix('invoice.*')).toEqual([]);
+    expect(typesOfPrefix('plan')).toEqual([]);
   });
 });
 

@@ -1,4 +1,8 @@
-/** Every event type (docs/api.md §5.6), by the resource it is about. */
+/**
+ * Every event type (docs/api.md §5.6), by the resource it is about. A type stays here as long as
+ * events of it may be stored, even once nothing records it: a `prefix.*` list reads the types
+ * listed here (typesOfPrefix).
+ */
 export const EVENT_TYPES = [
   'product.created',
   'product.updated',
@@ -29,6 +33,18 @@ export function resourceOf(type: string): string {
 
 /** `plan.*` for each resource: the prefixes a filter or an endpoint may name. */
 export const EVENT_PREFIXES = [...new Set(EVENT_TYPES.map((t) => `${resourceOf(t)}.*`))];
+
+const TYPES_BY_PREFIX = new Map<string, EventType[]>(
+  EVENT_PREFIXES.map((p) => [p, EVENT_TYPES.filter((t) => `${resourceOf(t)}.*` === p)]),
+);
+
+/**
+ * The types that a prefix such as `plan.*` selects, in the order of EVENT_TYPES; none for a
+ * string that is not one of EVENT_PREFIXES. At most five (`externalBankAccount.*`).
+ */
+export function typesOfPrefix(prefix: string): readonly EventType[] {
+  return TYPES_BY_PREFIX.get(prefix) ?? [];
+}
 
 /** An event type, a prefix such as `plan.*`, or `*` (webhook endpoints only). */
 export type EventSelector = string;

@@ -2,17 +2,25 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, In, LessThan } from 'typeorm';
 import { ID_PREFIXES, idsMadeBefore } from '../common/ids';
 import { Database } from '../database/database';
-import { EntityTable } from '../database/entity-table';
+import { EntityTable, perCount } from '../database/entity-table';
 import { EventRecord } from './entities/event.entity';
 import { Tenant } from './caller';
 
 export interface EventPageQuery {
   tenant: Tenant;
   limit: number;
+  /** One exact type. */
   type?: string;
-  resource?: string;
+  /** Every type of one resource (a `prefix.*` filter, see `typesOfPrefix`); none: no events. */
+  types?: readonly string[];
   /** The page starts after this event (older than it). */
   after?: { createdAt: Date; id: string };
+}
+
+/** The SQL of pageOfTypes for a number of types: the first page, a page after a cursor. */
+interface PageOfTypesSql {
+  first: (types: number) => string;
+  after: (types: number) => string;
 }
 
 /**
@@ -24,12 +32,17 @@ export interface EventPageQuery {
 @Injectable()
 export class EventsRepository {
   private table?: EntityTable<EventRecord>;
+  private typesSql?: PageOfTypesSql;
 
   constructor(private readonly db: Database) {}
 
+  private get eventsTable(): EntityTable<EventRecord> {
+    return (this.table ??= this.db.table(EventRecord));
+  }
+
   /** The events in one INSERT (up to 50 a statement), in order. */
   async insertMany(m: EntityManager, events: EventRecord[]): Promise<void> {
-    await this.db.insertRows(m, (this.table ??= this.db.table(EventRecord)), events);
+    await this.db.insertRows(m, this.eventsTable, events);
   }
 
   findOne(m: EntityManager, tenant: Tenant, id: string): Promise<EventRecord | null> {
@@ -42,16 +55,16 @@ export class EventsRepository {
 
   /**
    * One page, newest first, by (createdAt, id) below the cursor: an index search on
-   * (organization, mode[, type | resource], created_at, id) that stops after `limit` rows, at
-   * any depth.
+   * (organization, mode[, type], created_at, id) that stops after `limit` rows, at any depth.
+   * Several types (`prefix.*`): see pageOfTypes.
    */
   page(m: EntityManager, q: EventPageQuery): Promise<EventRecord[]> {
+    if (q.types !== undefined) return this.pageOfTypes(m, q, q.types);
     const qb = m
       .createQueryBuilder(EventRecord, 'e')
       .where('e.organizationId = :organizationId', { organizationId: q.tenant.organizationId })
       .andWhere('e.livemode = :livemode', { livemode: q.tenant.livemode });
     if (q.type !== undefined) qb.andWhere('e.type = :type', { type: q.type });
-    if (q.resource !== undefined) qb.andWhere('e.resource = :resource', { resource: q.resource });
     if (q.after) {
       qb.andWhere('(e.createdAt, e.id) < (:afterCreatedAt, :afterId)', {
         afterCreatedAt: q.after.createdAt,
@@ -59,6 +72,57 @@ export class EventsRepository {
       });
     }
     return qb.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(q.limit).getMany();
+  }
+
+  /**
+   * The page of a `prefix.*` filter, from the index of exact types (there is no index by
+   * resource, one B-tree fewer to write per event): a UNION ALL of one member per type, each the
+   * exact-type page (an index search on ix_events_org_mode_type_created that stops after `limit`
+   * rows), then the newest `limit` of what they found. So a page reads and sorts at most
+   * types × limit rows (a resource has at most five types), at any depth. The union is a
+   * MATERIALIZED common table expression so that neither database merges the outer ORDER BY into
+   * the members (SQLite would then sort each member again): one sort, of that union, at the end.
+   * Constant SQL per number of types, with or without a cursor.
+   */
+  private async pageOfTypes(
+    m: EntityManager,
+    q: EventPageQuery,
+    types: readonly string[],
+  ): Promise<EventRecord[]> {
+    if (types.length === 0) return [];
+    const table = this.eventsTable;
+    const cursor = q.after ? [table.param('createdAt', q.after.createdAt), q.after.id] : [];
+    const params: unknown[] = [];
+    for (const type of types) {
+      params.push(q.tenant.organizationId, q.tenant.livemode, type, ...cursor, q.limit);
+    }
+    params.push(q.limit);
+    const sql = (q.after ? this.pageOfTypesSql.after : this.pageOfTypesSql.first)(types.length);
+    const rows = await this.db.rows(m, sql, params);
+    return rows.map((row) => table.fromRow(row));
+  }
+
+  private get pageOfTypesSql(): PageOfTypesSql {
+    if (!this.typesSql) {
+      const columns = this.eventsTable.columnList();
+      const build = (cursor: string) => (types: number) => {
+        // SQLite takes an ORDER BY or LIMIT of a compound's member only inside a subquery.
+        const member = (i: number) =>
+          `SELECT * FROM (SELECT ${columns} FROM "events" ` +
+          `WHERE "organization_id" = ? AND "livemode" = ? AND "type" = ?${cursor} ` +
+          `ORDER BY "created_at" DESC, "id" DESC LIMIT ?) AS "t${i}"`;
+        const members = Array.from({ length: types }, (_, i) => member(i)).join(' UNION ALL ');
+        return (
+          `WITH "page" AS MATERIALIZED (${members}) ` +
+          `SELECT * FROM "page" ORDER BY "created_at" DESC, "id" DESC LIMIT ?`
+        );
+      };
+      this.typesSql = {
+        first: perCount(build('')),
+        after: perCount(build(' AND ("created_at", "id") < (?, ?)')),
+      };
+    }
+    return this.typesSql;
   }
 
   /**

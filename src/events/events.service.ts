@@ -11,7 +11,7 @@ import { Actor, RequestRef, Tenant } from './caller';
 import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
 import { EventRecord } from './entities/event.entity';
-import { EventType, resourceOf } from './event-types';
+import { EventType, resourceOf, typesOfPrefix } from './event-types';
 import { EventsRepository } from './events.repository';
 
 /** What a service hands to `EventsService.record` inside its write transaction. */
@@ -170,8 +170,9 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
           );
         }
       }
+      // A prefix (`plan.*`) reads each of its types (the DTO takes only known prefixes).
       const filter = query.type?.endsWith('.*')
-        ? { resource: query.type.slice(0, -2) }
+        ? { types: typesOfPrefix(query.type) }
         : { type: query.type };
       return this.events.page(m, {
         tenant,

@@ -1,15 +1,28 @@
 import { EventsService } from '../../src/events/events.service';
-import { EventType } from '../../src/events/event-types';
+import { EventType, typesOfPrefix } from '../../src/events/event-types';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
-import { Captured, captureSql, expectIndexSearches, planProblems } from '../helpers/query-plans';
+import {
+  Captured,
+  captureSql,
+  expectIndexSearches,
+  PgNode,
+  planProblems,
+  rechecksIndexedBoolean,
+} from '../helpers/query-plans';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
 
 /**
  * The events list costs the same at any size (docs/api.md §4): every page query it sends, with
- * each filter and with a cursor, is an index search that needs no sort and reads no row only to
- * drop it (test/helpers/query-plans.ts says how that is checked on each database), and on SQLite
- * the cursor is a range of the index searched.
+ * no filter or an exact type and with a cursor, is an index search that needs no sort and reads
+ * no row only to drop it (test/helpers/query-plans.ts says how that is checked on each database),
+ * and on SQLite the cursor is a range of the index searched.
+ *
+ * A prefix (`plan.*`) has no index of its own: its page is a UNION ALL of one exact-type page per
+ * type of the resource (EventsRepository.pageOfTypes). It is bounded as well: every member is an
+ * index search on ix_events_org_mode_type_created with no sort and no full scan, which its LIMIT
+ * stops after limit + 1 rows, and the one sort is the outer one, of at most
+ * members × (limit + 1) rows.
  */
 describe(`events list query plans (${TEST_DIALECT})`, () => {
   let t: TestApp;
@@ -46,11 +59,11 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
   const REQUESTS = [
     '',
     'type=plan.updated',
-    'type=plan.*',
     'startingAfter=<cursor>',
     'type=plan.updated&startingAfter=<cursor>',
-    'type=plan.*&startingAfter=<cursor>',
   ];
+
+  const PREFIX_REQUESTS = ['type=plan.*', 'type=plan.*&startingAfter=<cursor>'];
 
   /** The page SELECT of the events list that `path` sends. */
   function capture(path: string): Promise<Captured[]> {
@@ -62,7 +75,7 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
         expect(res.body.data.length).toBeGreaterThan(0);
       },
       (sql) =>
-        /^\s*SELECT\b/i.test(sql) &&
+        /^\s*(SELECT|WITH)\b/i.test(sql) &&
         /FROM "events"/.test(sql) &&
         /ORDER BY .*"created_at" DESC/i.test(sql),
     );
@@ -82,4 +95,143 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
       }
     }
   });
+
+  it.each(PREFIX_REQUESTS)(
+    'GET /v0/events?limit=10&%s is one bounded index search per type',
+    async (query) => {
+      const path = `/v0/events?limit=10&${query.replace('<cursor>', cursor)}`;
+      const queries = await capture(path);
+      expect(queries).toHaveLength(1);
+      const [union] = queries;
+      const members = typesOfPrefix('plan.*').length;
+      const withCursor = query.includes('startingAfter');
+      // One member per type of the resource, each an exact-type page with its own LIMIT (limit +
+      // 1, the row that tells whether there is more); the outer LIMIT keeps limit + 1 of them.
+      const limits =
+        union.sql.match(/ORDER BY "created_at" DESC, "id" DESC LIMIT (\?|\$\d+)/g) ?? [];
+      expect(limits).toHaveLength(members + 1);
+      expect(union.sql.match(/ UNION ALL /g)).toHaveLength(members - 1);
+      expect(union.sql.match(/"type" = (\?|\$\d+)/g)).toHaveLength(members);
+      expect(union.params.at(-1)).toBe(11);
+      if (withCursor) {
+        expect(
+          union.sql.match(/\("created_at", "id"\) < \((\?|\$\d+), (\?|\$\d+)\)/g),
+        ).toHaveLength(members);
+      }
+      const plan = await unionPlan(union, members, withCursor);
+      expect(plan.problems).toEqual([]);
+      // The members stop at their LIMIT: with the outer LIMIT lifted, the union gives at most
+      // members × (limit + 1) rows, though the tenant has far more events of these types.
+      const lifted = await t.db.read((m) =>
+        m.query(t.db.sql(union.sql), [...union.params.slice(0, -1), 100_000]),
+      );
+      expect(lifted.length).toBeLessThanOrEqual(members * 11);
+      const [{ count }] = await t.db.read((m) =>
+        m.query(
+          t.db.sql(
+            `SELECT COUNT(*) AS "count" FROM "events" WHERE "organization_id" = ? AND "livemode" = ? AND "type" LIKE 'plan.%'`,
+          ),
+          [tenant.organizationId, TEST_DIALECT === 'postgres' ? true : 1],
+        ),
+      );
+      expect(Number(count)).toBeGreaterThan(members * 11);
+    },
+  );
+
+  /**
+   * What keeps the prefix page from being `members` index searches on the type index (each a
+   * range of it with the cursor, none sorted, none a full scan) and one sort, the outer one, of
+   * the union of the members; with its plan as text.
+   */
+  async function unionPlan(
+    query: Captured,
+    members: number,
+    withCursor: boolean,
+  ): Promise<{ plan: string; problems: string[] }> {
+    const problems: string[] = [];
+    if (TEST_DIALECT === 'sqlite') {
+      const rows: { id: number; parent: number; detail: string }[] = await t.db.read((m) =>
+        m.query(`EXPLAIN QUERY PLAN ${query.sql}`, query.params),
+      );
+      const constraints = `organization_id=? AND livemode=? AND type=?${withCursor ? ' AND (created_at,id)<(?,?)' : ''}`;
+      const searches = rows.filter((r) => /^SEARCH /.test(r.detail));
+      if (searches.length !== members) problems.push(`${searches.length} index searches`);
+      for (const { detail } of searches) {
+        if (
+          detail !== `SEARCH events USING INDEX ix_events_org_mode_type_created (${constraints})`
+        ) {
+          problems.push(`not a search of the type index by all its columns: ${detail}`);
+        }
+      }
+      // A SCAN of a member's or of the union's own result (a subquery, the common table
+      // expression) reads what the searches found; one of the table would read every row.
+      for (const { detail } of rows.filter((r) => /^SCAN /.test(r.detail))) {
+        if (!/^SCAN (t\d+|page)$/.test(detail)) problems.push(`full scan: ${detail}`);
+      }
+      const sorts = rows.filter((r) => /TEMP B-TREE/.test(r.detail));
+      if (sorts.length !== 1 || sorts[0].parent !== 0) {
+        problems.push(`sorts other than the outer one: ${sorts.map((r) => r.detail).join('; ')}`);
+      }
+      const union = rows.find((r) => /^MATERIALIZE page$/.test(r.detail));
+      if (!union || union.parent !== 0) problems.push('the union is not the outer query input');
+      return { plan: rows.map((r) => `${r.id} ${r.parent} ${r.detail}`).join('\n'), problems };
+    }
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      // As test/helpers/query-plans.ts: a missing index shows as a Seq Scan, any sort as a Sort.
+      await runner.query('SET LOCAL enable_seqscan = off');
+      await runner.query('SET LOCAL enable_sort = off');
+      await runner.query('SET LOCAL enable_incremental_sort = off');
+      const [row]: { 'QUERY PLAN': [{ Plan: PgNode }] }[] = await runner.query(
+        `EXPLAIN (FORMAT JSON) ${query.sql}`,
+        query.params,
+      );
+      const top = row['QUERY PLAN'][0].Plan;
+      const nodes = (n: PgNode): PgNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+      const all = nodes(top);
+      for (const n of all) {
+        if (n['Node Type'] === 'Seq Scan') problems.push('full scan: Seq Scan');
+        if (n.Filter && !rechecksIndexedBoolean(n)) {
+          problems.push(`${n['Node Type']} reads rows and drops them: ${n.Filter}`);
+        }
+      }
+      // Limit, over the one Sort (of the union's rows), over the scan of the union.
+      const sorts = all.filter((n) => /Sort$/.test(n['Node Type']));
+      const outerSort = (top.Plans ?? []).find((n) => n['Node Type'] === 'Sort');
+      if (top['Node Type'] !== 'Limit' || sorts.length !== 1 || sorts[0] !== outerSort) {
+        problems.push(
+          `sorts other than the outer one: ${sorts.map((n) => n['Node Type']).join(', ')}`,
+        );
+      }
+      // The union: one Limit per member, over an index scan of the type index by its columns.
+      const append = all.find((n) => n['Node Type'] === 'Append');
+      const memberPlans = append?.Plans ?? [];
+      if (memberPlans.length !== members) problems.push(`${memberPlans.length} members`);
+      for (const member of memberPlans) {
+        const scan = member.Plans?.[0];
+        const cond = scan?.['Index Cond'] ?? '';
+        if (
+          member['Node Type'] !== 'Limit' ||
+          scan?.['Node Type'] !== 'Index Scan' ||
+          scan['Index Name'] !== 'ix_events_org_mode_type_created' ||
+          !/organization_id/.test(cond) ||
+          !/livemode/.test(cond) ||
+          !/\(type\)::text = /.test(cond) ||
+          (withCursor && !/ROW\(created_at, \(?id\)?(::text)?\) < ROW\(/.test(cond))
+        ) {
+          problems.push(
+            `a member is not a limited search of the type index: ${JSON.stringify(member)}`,
+          );
+        }
+      }
+      const plan = all
+        .map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']].filter(Boolean).join(' '))
+        .join('\n');
+      return { plan, problems };
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
 });

@@ -1,4 +1,5 @@
 import { encodeTime } from 'ulid';
+import { In } from 'typeorm';
 import { EventsService } from '../../src/events/events.service';
 import { EventType } from '../../src/events/event-types';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
@@ -169,9 +170,63 @@ describe(`events (${TEST_DIALECT})`, () => {
       expect(next.body.pagination.hasMore).toBe(false);
     });
 
+    it('pages a prefix across its types by cursor: every event once, newest first', async () => {
+      const lister = await createTwoModeTenant(t, 'Interleaved');
+      const sequence: EventType[] = [
+        'plan.created',
+        'plan.updated',
+        'product.created',
+        'plan.updated',
+        'plan.deleted',
+        'price.updated',
+        'plan.updated',
+        'plan.created',
+        'plan.deleted',
+        'plan.deleted',
+        'product.updated',
+        'plan.updated',
+        'plan.created',
+        'plan.updated',
+        'plan.deleted',
+      ];
+      const recorded: { id: string; type: string; createdAt: string }[] = [];
+      for (const [i, type] of sequence.entries()) {
+        recorded.push(await record(lister, true, type, { id: `obj_${i}` }));
+      }
+      // Events of several types at one instant: their order is their ids' (ULIDs, increasing).
+      const tied = recorded.slice(3, 9).map((e) => e.id);
+      await t.db.transaction((m) =>
+        m.update('events', { id: In(tied) }, { createdAt: new Date(recorded[3].createdAt) }),
+      );
+      const expected = recorded
+        .filter((e) => e.type.startsWith('plan.'))
+        .map((e) => e.id)
+        .reverse();
+      for (const limit of [1, 2, 3, 4]) {
+        const seen: string[] = [];
+        let startingAfter: string | undefined;
+        for (;;) {
+          const query = new URLSearchParams({ type: 'plan.*', limit: String(limit) });
+          if (startingAfter) query.set('startingAfter', startingAfter);
+          const res = await t
+            .http()
+            .get(`/v0/events?${query.toString()}`)
+            .set(lister.live.auth)
+            .expect(200);
+          expect(res.body.data.length).toBeGreaterThan(0);
+          expect(res.body.data.length).toBeLessThanOrEqual(limit);
+          seen.push(...res.body.data.map((e: { id: string }) => e.id));
+          if (!res.body.pagination.hasMore) break;
+          startingAfter = res.body.data[res.body.data.length - 1].id;
+        }
+        expect(seen).toEqual(expected);
+      }
+    });
+
     it.each([
       ['type=plan', 'type'],
       ['type=plan.exploded', 'type'],
+      ['type=invoice.*', 'type'],
       ['type=*', 'type'],
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],

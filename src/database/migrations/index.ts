@@ -27,6 +27,7 @@ import { Modes1763700012000 } from './portable/1763700012000-modes';
 import { Verification1763700013000 } from './portable/1763700013000-verification';
 import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-webhook-attempts-succeeded';
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
+import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -45,6 +46,7 @@ export const sqliteMigrations = [
   Verification1763700013000,
   WebhookAttemptsSucceeded1763700015000,
   EventsSweptById1763700016000,
+  EventsPrefixByType1763700017000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -63,4 +65,5 @@ export const postgresMigrations = [
   Verification1763700013000,
   WebhookAttemptsSucceeded1763700015000,
   EventsSweptById1763700016000,
+  EventsPrefixByType1763700017000,
 ];

@@ -11,19 +11,13 @@ export interface EventData {
 /**
  * One recorded change (docs/api.md §5.6), written in the transaction of the change itself (a
  * transactional outbox). Lists read it newest first by organization and mode, optionally by exact
- * type or by resource (`plan.*`): one index for each, so a page is an index search at any size.
+ * type: one index for each, so a page is an index search at any size. A resource's list
+ * (`plan.*`) reads the type index once per type of the resource (EventsRepository.pageOfTypes).
  * The retention sweep reads the primary key: an id is a ULID, so it starts with the creation time.
  */
 @Entity({ name: 'events' })
 @Index('ix_events_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
 @Index('ix_events_org_mode_type_created', ['organizationId', 'livemode', 'type', 'createdAt', 'id'])
-@Index('ix_events_org_mode_resource_created', [
-  'organizationId',
-  'livemode',
-  'resource',
-  'createdAt',
-  'id',
-])
 export class EventRecord {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
@@ -41,7 +35,11 @@ export class EventRecord {
   @Column({ type: 'varchar', length: 64 })
   type: string;
 
-  /** The part of the type before the dot, for `prefix.*` filters. */
+  /**
+   * The part of the type before the dot. Still written, no longer indexed nor read: the
+   * `prefix.*` list reads the resource's types (migration 1763700017000); dropping the column
+   * would rebuild the table on SQLite.
+   */
   @Column({ type: 'varchar', length: 64 })
   resource: string;
 
