@@ -83,7 +83,10 @@ export interface WebhooksConfig {
   pollIntervalMs: number;
   /** WEBHOOK_CONCURRENCY (default 16): attempts in flight in this instance, all endpoints together. */
   concurrency: number;
-  /** WEBHOOK_ENDPOINT_CONCURRENCY (default 4): attempts in flight in this instance to one endpoint. */
+  /**
+   * WEBHOOK_ENDPOINT_CONCURRENCY (default 4): attempts in flight in this instance to one endpoint,
+   * more for one that answers fast (DeliverySlots).
+   */
   endpointConcurrency: number;
   /** WEBHOOK_TIMEOUT_SECONDS (default 10): an answer later than this is a failure. */
   timeoutSeconds: number;

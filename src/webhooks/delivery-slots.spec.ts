@@ -12,7 +12,7 @@ const OK: SendOutcome = {
 /** Attempts that end when the test says so. */
 function harness(limits = { concurrency: 3, endpointConcurrency: 2, timeoutMs: 10_000 }) {
   let now = 1_000_000;
-  const pending = new Map<string, () => void>();
+  const pending = new Map<string, (outcome: SendOutcome) => void>();
   const started: string[] = [];
   const ended: string[] = [];
   const dropped: string[] = [];
@@ -21,7 +21,7 @@ function harness(limits = { concurrency: 3, endpointConcurrency: 2, timeoutMs: 1
     (job) =>
       new Promise<SendOutcome>((resolve) => {
         started.push(job.deliveryId);
-        pending.set(job.deliveryId, () => resolve(OK));
+        pending.set(job.deliveryId, resolve);
       }),
     {
       ended: (job) => ended.push(job.deliveryId),
@@ -38,14 +38,19 @@ function harness(limits = { concurrency: 3, endpointConcurrency: 2, timeoutMs: 1
     secrets: [],
     leaseEndsAt: now + leaseLeftMs,
   });
-  const finish = async (id: string) => {
-    pending.get(id)!();
+  const finish = async (id: string, outcome: SendOutcome = OK) => {
+    pending.get(id)!(outcome);
     pending.delete(id);
     // Let the attempt's promise chain run.
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
   const advance = (ms: number) => (now += ms);
-  return { slots, job, finish, advance, started, ended, dropped };
+  /** Ends every attempt in flight with `outcome`, in the order they started. */
+  const finishAll = async (outcome: SendOutcome = OK) => {
+    for (const id of [...pending.keys()]) await finish(id, outcome);
+  };
+  const inFlight = () => pending.size;
+  return { slots, job, finish, finishAll, inFlight, advance, started, ended, dropped };
 }
 
 describe('DeliverySlots', () => {
@@ -91,5 +96,67 @@ describe('DeliverySlots', () => {
     expect(h.started).toEqual(['a1']);
     h.slots.submit([h.job('a3', 'A')]);
     expect(h.dropped).toEqual(['a3']);
+  });
+
+  describe("an endpoint's limit", () => {
+    const limits = { concurrency: 16, endpointConcurrency: 4, timeoutMs: 10_000 };
+    const SLOW: SendOutcome = { ...OK, durationMs: 1_001 };
+    const FAILED: SendOutcome = {
+      succeeded: false,
+      statusCode: 500,
+      durationMs: 1,
+      error: 'answered 500',
+      aborted: false,
+    };
+    /** A backlog of `n` jobs to endpoint A. */
+    const backlog = (h: ReturnType<typeof harness>, n: number, from = 0) =>
+      h.slots.submit(Array.from({ length: n }, (_, i) => h.job(`a${from + i}`, 'A')));
+
+    it('grows by one per round of fast successes, up to half of concurrency', async () => {
+      const h = harness(limits);
+      backlog(h, 200);
+      expect(h.inFlight()).toBe(4);
+      await h.finishAll(); // 4 fast successes: a round at 4
+      expect(h.slots.limitOf('A')).toBe(5);
+      expect(h.inFlight()).toBe(5);
+      for (let i = 0; i < 10; i++) await h.finishAll();
+      expect(h.slots.limitOf('A')).toBe(8);
+      expect(h.inFlight()).toBe(8);
+      // Half of the 16 slots at most: the rest stay for other endpoints.
+      h.slots.submit([h.job('b1', 'B')]);
+      expect(h.started).toContain('b1');
+    });
+
+    it('goes back to endpointConcurrency at a failure or a slow success, and never grows from them', async () => {
+      for (const outcome of [FAILED, SLOW]) {
+        const h = harness(limits);
+        backlog(h, 100);
+        for (let i = 0; i < 6; i++) await h.finishAll();
+        expect(h.slots.limitOf('A')).toBeGreaterThan(4);
+        await h.finish(h.started[h.started.length - 1], outcome);
+        expect(h.slots.limitOf('A')).toBe(4);
+        // Slow or failing from here on: it stays at 4, and holds at most 4 slots.
+        for (let i = 0; i < 6; i++) await h.finishAll(outcome);
+        expect(h.slots.limitOf('A')).toBe(4);
+        expect(h.inFlight()).toBe(4);
+      }
+    });
+
+    it('is not changed by an aborted attempt', async () => {
+      const h = harness(limits);
+      backlog(h, 100);
+      await h.finishAll();
+      expect(h.slots.limitOf('A')).toBe(5);
+      await h.finishAll({ ...FAILED, error: 'aborted', aborted: true });
+      expect(h.slots.limitOf('A')).toBe(5);
+    });
+
+    it('never grows past endpointConcurrency when that is already half of concurrency or more', async () => {
+      const h = harness({ concurrency: 6, endpointConcurrency: 4, timeoutMs: 10_000 });
+      backlog(h, 50);
+      for (let i = 0; i < 6; i++) await h.finishAll();
+      expect(h.slots.limitOf('A')).toBe(4);
+      expect(h.inFlight()).toBe(4);
+    });
   });
 });

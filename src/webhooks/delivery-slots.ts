@@ -30,16 +30,48 @@ export interface SlotReports {
 }
 
 /**
+ * The bounds of one endpoint's limit (see DeliverySlots): it starts at `endpointConcurrency` and
+ * may reach `most`, half of `concurrency`, while its attempts succeed within `fastMs`, a tenth
+ * of the timeout and at most a second.
+ */
+export function endpointLimits(limits: SlotLimits): { most: number; fastMs: number } {
+  return {
+    most: Math.max(limits.endpointConcurrency, Math.floor(limits.concurrency / 2)),
+    fastMs: Math.min(1_000, limits.timeoutMs / 10),
+  };
+}
+
+/** Endpoints whose pace is kept (see `paces`); beyond it the slots forget them all. */
+const PACES_KEPT = 10_000;
+
+/** How many attempts may run at once to one endpoint now, and the fast successes toward more. */
+interface Pace {
+  limit: number;
+  fast: number;
+}
+
+/**
  * Runs delivery attempts as slots free, in the order submitted: at most `concurrency` at once,
- * and at most `endpointConcurrency` to one endpoint, so a slow or dead endpoint holds a few slots
- * and delays no other, and the next attempt to an endpoint starts the moment one ends. A job
- * whose lease has no more than one timeout left when its turn comes is not attempted: its lease
- * runs out and any instance takes it again.
+ * and to one endpoint at most its limit, so a slow or dead endpoint holds a few slots and delays
+ * no other, and the next attempt to an endpoint starts the moment one ends. A job whose lease has
+ * no more than one timeout left when its turn comes is not attempted: its lease runs out and any
+ * instance takes it again.
+ *
+ * An endpoint's limit starts at `endpointConcurrency` and grows by one each time as many attempts
+ * in a row as the limit (a round) succeeded fast (a 2xx within a tenth of the timeout, at most a
+ * second), up to half of `concurrency`: an endpoint that answers quickly gets the attempts it can
+ * take, so that one endpoint subscribed to every event keeps pace with a busy API. Any other
+ * outcome (a failure, or a success that took longer) puts it back at `endpointConcurrency`: a
+ * slow or failing endpoint never holds more slots than that.
  */
 export class DeliverySlots {
   private readonly ready: DeliveryJob[] = [];
   private readonly sending = new Map<string, number>();
+  /** The pace of each endpoint that has ended an attempt (its limit, when above the start). */
+  private readonly paces = new Map<string, Pace>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly fastMs: number;
+  private readonly maxLimit: number;
   private stopped = false;
 
   constructor(
@@ -47,7 +79,14 @@ export class DeliverySlots {
     private readonly send: (job: DeliveryJob) => Promise<SendOutcome>,
     private readonly reports: SlotReports,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    ({ most: this.maxLimit, fastMs: this.fastMs } = endpointLimits(limits));
+  }
+
+  /** How many attempts may run at once to this endpoint now (see the class's comment). */
+  limitOf(endpointId: string): number {
+    return this.paces.get(endpointId)?.limit ?? this.limits.endpointConcurrency;
+  }
 
   submit(jobs: DeliveryJob[]): void {
     if (this.stopped) {
@@ -67,10 +106,10 @@ export class DeliverySlots {
   }
 
   private pump(): void {
-    const { concurrency, endpointConcurrency, timeoutMs } = this.limits;
+    const { concurrency, timeoutMs } = this.limits;
     for (let i = 0; i < this.ready.length && this.inFlight.size < concurrency;) {
       const job = this.ready[i];
-      if ((this.sending.get(job.endpointId) ?? 0) >= endpointConcurrency) {
+      if ((this.sending.get(job.endpointId) ?? 0) >= this.limitOf(job.endpointId)) {
         i++;
         continue;
       }
@@ -83,13 +122,35 @@ export class DeliverySlots {
   private start(job: DeliveryJob): void {
     this.count(job.endpointId, 1);
     const attempt: Promise<void> = this.send(job)
-      .then((outcome) => this.reports.ended(job, outcome, this.now()))
+      .then((outcome) => {
+        this.pace(job.endpointId, outcome);
+        this.reports.ended(job, outcome, this.now());
+      })
       .finally(() => {
         this.inFlight.delete(attempt);
         this.count(job.endpointId, -1);
         if (!this.stopped) this.pump();
       });
     this.inFlight.add(attempt);
+  }
+
+  /** Raises an endpoint's limit after a round of fast successes; anything else resets it. */
+  private pace(endpointId: string, outcome: SendOutcome): void {
+    if (outcome.aborted) return;
+    const start = this.limits.endpointConcurrency;
+    if (!outcome.succeeded || outcome.durationMs > this.fastMs) {
+      this.paces.delete(endpointId);
+      return;
+    }
+    let pace = this.paces.get(endpointId);
+    if (!pace) {
+      if (this.paces.size >= PACES_KEPT) this.paces.clear();
+      this.paces.set(endpointId, (pace = { limit: start, fast: 0 }));
+    }
+    if (++pace.fast >= pace.limit && pace.limit < this.maxLimit) {
+      pace.limit++;
+      pace.fast = 0;
+    }
   }
 
   private count(endpointId: string, by: number): void {

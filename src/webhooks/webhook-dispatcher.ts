@@ -10,7 +10,7 @@ import { toEventResponse } from '../events/dto/event.response';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
-import { DeliveryJob } from './delivery-slots';
+import { DeliveryJob, endpointLimits } from './delivery-slots';
 import { DeliveryThread } from './delivery-thread';
 import type { SendOutcome } from './webhook-sender';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -97,6 +97,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly thread: DeliveryThread;
   /** Held at most in all (see `aheadFor` for one endpoint). */
   private readonly maxHeld: number;
+  /** Endpoints whose last attempt failed or was not fast (see `aheadFor`). */
+  private readonly notFast = new Set<string>();
+  /** How many attempts one endpoint may have at once, and what counts as fast (DeliverySlots). */
+  private readonly endpointLimits: { most: number; fastMs: number };
   /** Rounds held ahead for an endpoint whose pace is not known yet (see `rounds`). */
   private readonly safeRounds: number;
   /** Each endpoint's expected attempt duration in ms (a moving average of its latest attempts). */
@@ -119,8 +123,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       config.webhooks;
     this.safeRounds = WebhookDispatcher.rounds(config);
     this.maxHeld = concurrency * MAX_ROUNDS;
+    const limits = { concurrency, endpointConcurrency, timeoutMs: timeoutSeconds * 1000 };
+    this.endpointLimits = endpointLimits(limits);
     this.thread = new DeliveryThread(
-      { concurrency, endpointConcurrency, timeoutMs: timeoutSeconds * 1000, allowPrivateNetworks },
+      { ...limits, allowPrivateNetworks },
       {
         ended: (id, outcome, at) => this.ended(id, outcome, at),
         dropped: (id) => this.report(id),
@@ -146,9 +152,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * How many deliveries of one endpoint this process may hold: WEBHOOK_ENDPOINT_CONCURRENCY times
-   * the rounds that end within the lease, less one timeout, at the endpoint's expected attempt
-   * duration (at least the safe rounds, at most MAX_ROUNDS). A fast endpoint gets many ahead, so
+   * How many deliveries of one endpoint this process may hold: its attempts at once
+   * (WEBHOOK_ENDPOINT_CONCURRENCY, or the most DeliverySlots lets an endpoint reach when it
+   * answers fast) times the rounds that end within the lease, less one timeout, at the
+   * endpoint's expected attempt duration (at least the safe rounds, at most MAX_ROUNDS). A fast endpoint gets many ahead, so
    * that it keeps pace however late the API's busy event loop lets the next claim run; one that
    * slows down gets fewer. A held delivery whose turn comes too late for its lease is not sent
    * (DeliverySlots): it is due again when the lease ends.
@@ -160,7 +167,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       expected === undefined
         ? this.safeRounds
         : Math.floor(((leaseSeconds - timeoutSeconds) * 1000) / Math.max(expected, 1));
-    return endpointConcurrency * Math.min(MAX_ROUNDS, Math.max(this.safeRounds, rounds));
+    // An endpoint that answers fast runs up to `most` attempts at once in the sending thread
+    // (DeliverySlots); one whose last attempt failed or was slow is back at the start there.
+    const fast =
+      expected !== undefined &&
+      expected <= this.endpointLimits.fastMs &&
+      !this.notFast.has(endpointId);
+    const slots = fast ? this.endpointLimits.most : endpointConcurrency;
+    return slots * Math.min(MAX_ROUNDS, Math.max(this.safeRounds, rounds));
   }
 
   onApplicationBootstrap(): void {
@@ -359,7 +373,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.aborted.push(c);
       return;
     }
-    this.observe(c.endpoint.id, outcome.durationMs);
+    this.observe(c.endpoint.id, outcome);
     this.metrics.webhookAttempts.inc({
       outcome: outcome.succeeded
         ? 'succeeded'
@@ -371,14 +385,22 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.startRecording();
   }
 
-  /** An attempt to `endpointId` took `durationMs`: its expected duration moves towards it. */
-  private observe(endpointId: string, durationMs: number): void {
+  /**
+   * An attempt to `endpointId` ended: its expected duration moves towards this one's, and the
+   * endpoint is noted as answering fast, or not (see `aheadFor`).
+   */
+  private observe(endpointId: string, { durationMs, succeeded }: SendOutcome): void {
     const before = this.durations.get(endpointId);
-    if (before === undefined && this.durations.size >= 10_000) this.durations.clear();
+    if (before === undefined && this.durations.size >= 10_000) {
+      this.durations.clear();
+      this.notFast.clear();
+    }
     this.durations.set(
       endpointId,
       before === undefined ? durationMs : before + (durationMs - before) * DURATION_WEIGHT,
     );
+    if (succeeded && durationMs <= this.endpointLimits.fastMs) this.notFast.delete(endpointId);
+    else this.notFast.add(endpointId);
   }
 
   /** The sending thread died: what it held is left to its leases' end (at least once). */
