@@ -216,7 +216,7 @@ export class ApiKeysService {
   async revokeApiKey(id: string): Promise<ApiKeyView> {
     const view = await this.db.transaction(async (m) => {
       const key = isIdOf(ID_PREFIXES.apiKey, id) ? await this.repository.findKey(m, id) : null;
-      if (!key) throw new NotFoundError('API key', id);
+      if (!key) throw new NotFoundError('apiKey', id);
       if (!key.revokedAt) {
         key.revokedAt = new Date();
         await this.repository.revokeKey(m, id, key.revokedAt);

@@ -44,7 +44,7 @@ export class BillableMetricsController {
   /** Retrieve a billable metric */
   @Get(':id')
   @ApiOkResponse({ type: BillableMetricResponse, description: 'The billable metric' })
-  @ApiNotFound('billable metric')
+  @ApiNotFound('billableMetric')
   get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.metrics.get(caller.principal, id);
   }
@@ -58,7 +58,7 @@ export class BillableMetricsController {
   @Patch(':id')
   @Idempotent()
   @ApiOkResponse({ type: BillableMetricResponse, description: 'The updated billable metric' })
-  @ApiNotFound('billable metric')
+  @ApiNotFound('billableMetric')
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

@@ -58,7 +58,7 @@ export class BillableMetricsService {
     const metric = isIdOf(ID_PREFIXES.billableMetric, id)
       ? await this.db.read((m) => this.metrics.find(m, tenant, id))
       : null;
-    if (!metric) throw new NotFoundError('billable metric', id);
+    if (!metric) throw new NotFoundError('billableMetric', id);
     return toBillableMetricResponse(metric);
   }
 
@@ -80,12 +80,12 @@ export class BillableMetricsService {
     ifMatch?: string,
   ): Promise<BillableMetricResponse> {
     const tenant = caller.principal;
-    if (!isIdOf(ID_PREFIXES.billableMetric, id)) throw new NotFoundError('billable metric', id);
+    if (!isIdOf(ID_PREFIXES.billableMetric, id)) throw new NotFoundError('billableMetric', id);
     return this.db.transaction(
       (m) =>
         lockedUpdate({
           load: () => this.metrics.findForUpdate(m, tenant, id),
-          notFound: () => new NotFoundError('billable metric', id),
+          notFound: () => new NotFoundError('billableMetric', id),
           view: toBillableMetricResponse,
           ifMatch,
           changes: () => ({

@@ -21,6 +21,25 @@ export const ID_PREFIXES = {
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
 /**
+ * How messages name each resource a client reaches by id (`No such billable metric`), keyed as
+ * ID_PREFIXES: NotFoundError and the API's documentation name a resource by its key.
+ */
+export const RESOURCE_NAMES = {
+  organization: 'organization',
+  apiKey: 'API key',
+  product: 'product',
+  billableMetric: 'billable metric',
+  price: 'price',
+  plan: 'plan',
+  externalBankAccount: 'external bank account',
+  event: 'event',
+  webhookEndpoint: 'webhook endpoint',
+} as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
+
+/** A resource a client reaches by id (see RESOURCE_NAMES). */
+export type NamedResource = keyof typeof RESOURCE_NAMES;
+
+/**
  * ulid's PRNG draws one byte per character from the crypto module; here the bytes come from a
  * pool refilled 4 KB at a time from the same source (one call per ~250 ids instead of 16 per
  * id). A byte / 256 picks each of the 32 characters with equal chance, as ulid's own does.

@@ -137,7 +137,7 @@ export const ApiCreateExternalAccount = () =>
 export const ApiGetExternalAccount = () =>
   applyDecorators(
     ApiOkResponse({ type: ExternalBankAccountResponse }),
-    ApiNotFound('external bank account'),
+    ApiNotFound('externalBankAccount'),
     ID_PARAM,
   );
 
@@ -168,13 +168,13 @@ export const ApiUpdateExternalAccount = () =>
         ),
       },
     }),
-    ApiNotFound('external bank account'),
+    ApiNotFound('externalBankAccount'),
     ID_PARAM,
   );
 
 export const ApiDeleteExternalAccount = () =>
   applyDecorators(
     ApiOkResponse({ type: DeletedExternalBankAccountResponse }),
-    ApiNotFound('external bank account'),
+    ApiNotFound('externalBankAccount'),
     ID_PARAM,
   );

@@ -199,5 +199,5 @@ export class ExternalAccountsService {
 
 /** 404, also for a malformed id or another organization's account. Built only when thrown. */
 function notFound(id: string): NotFoundError {
-  return new NotFoundError('external bank account', id);
+  return new NotFoundError('externalBankAccount', id);
 }

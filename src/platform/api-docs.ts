@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { ExampleObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ApiError, ERROR_STATUS, NotFoundError, UnauthorizedError } from '../common/errors';
-import { ID_PREFIXES } from '../common/ids';
+import { ID_PREFIXES, NamedResource, RESOURCE_NAMES } from '../common/ids';
 import { assertOwnMerchant } from '../common/merchant';
 import { toErrorResponse } from './error-envelope';
 
@@ -129,19 +129,14 @@ export function ApiCommonResponses(): MethodDecorator & ClassDecorator {
   );
 }
 
-/** An example id of the resource named as NotFoundError names it ('billable metric' → bm_…). */
-export function exampleIdOf(resource: string): string {
-  const key = resource.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
-  const prefix = (ID_PREFIXES as Record<string, string>)[key] ?? 'id';
-  return `${prefix}_01JD3Y2Q6J8C4N1V9W5X7Z0ABC`;
-}
-
 /** 404 for routes that take a resource id. */
-export function ApiNotFound(resource: string): MethodDecorator {
+export function ApiNotFound(resource: NamedResource): MethodDecorator {
+  const name = RESOURCE_NAMES[resource];
+  const exampleId = `${ID_PREFIXES[resource]}_01JD3Y2Q6J8C4N1V9W5X7Z0ABC`;
   return ApiErrorResponse(
-    `not_found: no such ${resource} in your organization (an id of another organization, or ` +
+    `not_found: no such ${name} in your organization (an id of another organization, or ` +
       'of the wrong shape, answers the same)',
-    [`No such ${resource}`, new NotFoundError(resource, exampleIdOf(resource))],
+    [`No such ${name}`, new NotFoundError(resource, exampleId)],
   );
 }
 

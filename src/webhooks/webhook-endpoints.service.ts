@@ -350,7 +350,7 @@ export class WebhookEndpointsService {
     const endpoint = isIdOf(ID_PREFIXES.webhookEndpoint, id)
       ? await this.endpoints.findLive(m, tenant, id, forUpdate)
       : null;
-    if (!endpoint) throw new NotFoundError('webhook endpoint', id);
+    if (!endpoint) throw new NotFoundError('webhookEndpoint', id);
     return endpoint;
   }
 }

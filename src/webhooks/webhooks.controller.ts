@@ -60,7 +60,7 @@ export class WebhooksController {
   @Get(':id')
   @ApiOperation({ summary: 'Retrieve a webhook endpoint' })
   @ApiOkResponse({ type: WebhookEndpointResponse })
-  @ApiNotFound('webhook endpoint')
+  @ApiNotFound('webhookEndpoint')
   get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.get(caller.principal, id);
   }
@@ -77,7 +77,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Update a webhook endpoint' })
   @ApiOkResponse({ type: WebhookEndpointResponse })
   @ApiInvalidUrl()
-  @ApiNotFound('webhook endpoint')
+  @ApiNotFound('webhookEndpoint')
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -91,7 +91,7 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({ summary: 'Delete a webhook endpoint' })
   @ApiOkResponse({ type: DeletedWebhookEndpointResponse })
-  @ApiNotFound('webhook endpoint')
+  @ApiNotFound('webhookEndpoint')
   remove(@CurrentCaller() caller: Caller, @Param('id') id: string, @IfMatch() ifMatch?: string) {
     return this.endpoints.remove(caller, id, ifMatch);
   }
@@ -104,7 +104,7 @@ export class WebhooksController {
     summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
-  @ApiNotFound('webhook endpoint')
+  @ApiNotFound('webhookEndpoint')
   rotateSecret(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.rotateSecret(caller, id);
   }
@@ -112,7 +112,7 @@ export class WebhooksController {
   @Get(':id/deliveries')
   @ApiOperation({ summary: 'List the delivery attempts of a webhook endpoint, newest first' })
   @ApiOkResponse({ type: WebhookDeliveryAttemptListResponse })
-  @ApiNotFound('webhook endpoint')
+  @ApiNotFound('webhookEndpoint')
   deliveries(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

@@ -1,4 +1,4 @@
-import { ID_PREFIXES, IdPrefix, isIdOf } from '../ids';
+import { ID_PREFIXES, NamedResource, RESOURCE_NAMES, isIdOf } from '../ids';
 
 /** The categories of docs/api.md §3, each with its HTTP status. */
 export const ERROR_STATUS = {
@@ -101,30 +101,16 @@ export class ValidationFailedError extends ApiError {
 }
 
 /**
- * The id prefix of a resource as NotFoundError names it: 'external bank account' is
- * ID_PREFIXES.externalBankAccount, 'API key' ID_PREFIXES.apiKey.
- */
-function prefixOfResource(resource: string): IdPrefix | undefined {
-  const key = resource
-    .split(' ')
-    .map((word, i) => (i === 0 ? word.toLowerCase() : word[0].toUpperCase() + word.slice(1)))
-    .join('');
-  return Object.hasOwn(ID_PREFIXES, key) ? ID_PREFIXES[key as keyof typeof ID_PREFIXES] : undefined;
-}
-
-/**
  * 404 for an id that names nothing of the caller's. The id is echoed only when it has the shape
  * of an id of this resource: whatever else a client put in its place (an account number, an API
  * key) never appears in an error (docs/api.md §5.5), and the message is then `No such <resource>`.
  */
 export class NotFoundError extends ApiError {
-  constructor(resource: string, id: string) {
-    const prefix = prefixOfResource(resource);
+  constructor(resource: NamedResource, id: string) {
+    const name = RESOURCE_NAMES[resource];
     super(
       'not_found',
-      prefix !== undefined && isIdOf(prefix, id)
-        ? `No such ${resource}: '${id}'`
-        : `No such ${resource}`,
+      isIdOf(ID_PREFIXES[resource], id) ? `No such ${name}: '${id}'` : `No such ${name}`,
       { code: 'RESOURCE_NOT_FOUND' },
     );
   }

@@ -135,7 +135,7 @@ export class VerificationService {
       const account = isIdOf(ID_PREFIXES.externalBankAccount, id)
         ? await this.accounts.findById(m, id, true)
         : null;
-      if (!account) throw new NotFoundError('external bank account', id);
+      if (!account) throw new NotFoundError('externalBankAccount', id);
       if (!account.livemode) throw new TestModeAccountError(id);
       const verifier = this.verifierFor(account);
       if (verifier.kind !== 'manual') throw new NotForOperatorError(id, verifier.name);
