@@ -5,8 +5,9 @@ import {
   Captured,
   captureSql,
   expectIndexSearches,
-  PgNode,
+  pgNodes,
   planProblems,
+  postgresPlan,
   rechecksIndexedBoolean,
 } from '../helpers/query-plans';
 import { TEST_DIALECT } from '../helpers/test-database';
@@ -176,62 +177,47 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
       if (!union || union.parent !== 0) problems.push('the union is not the outer query input');
       return { plan: rows.map((r) => `${r.id} ${r.parent} ${r.detail}`).join('\n'), problems };
     }
-    const runner = t.dataSource.createQueryRunner();
-    try {
-      await runner.startTransaction();
-      // As test/helpers/query-plans.ts: a missing index shows as a Seq Scan, any sort as a Sort.
-      await runner.query('SET LOCAL enable_seqscan = off');
-      await runner.query('SET LOCAL enable_sort = off');
-      await runner.query('SET LOCAL enable_incremental_sort = off');
-      const [row]: { 'QUERY PLAN': [{ Plan: PgNode }] }[] = await runner.query(
-        `EXPLAIN (FORMAT JSON) ${query.sql}`,
-        query.params,
-      );
-      const top = row['QUERY PLAN'][0].Plan;
-      const nodes = (n: PgNode): PgNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
-      const all = nodes(top);
-      for (const n of all) {
-        if (n['Node Type'] === 'Seq Scan') problems.push('full scan: Seq Scan');
-        if (n.Filter && !rechecksIndexedBoolean(n)) {
-          problems.push(`${n['Node Type']} reads rows and drops them: ${n.Filter}`);
-        }
+    // Sequential scans and sorts discouraged, so that a missing index shows (postgresPlan).
+    const top = await postgresPlan(t, query);
+    const all = pgNodes(top);
+    for (const n of all) {
+      if (n['Node Type'] === 'Seq Scan') problems.push('full scan: Seq Scan');
+      if (n.Filter && !rechecksIndexedBoolean(n)) {
+        problems.push(`${n['Node Type']} reads rows and drops them: ${n.Filter}`);
       }
-      // Limit, over the one Sort (of the union's rows), over the scan of the union.
-      const sorts = all.filter((n) => /Sort$/.test(n['Node Type']));
-      const outerSort = (top.Plans ?? []).find((n) => n['Node Type'] === 'Sort');
-      if (top['Node Type'] !== 'Limit' || sorts.length !== 1 || sorts[0] !== outerSort) {
+    }
+    // Limit, over the one Sort (of the union's rows), over the scan of the union.
+    const sorts = all.filter((n) => /Sort$/.test(n['Node Type']));
+    const outerSort = (top.Plans ?? []).find((n) => n['Node Type'] === 'Sort');
+    if (top['Node Type'] !== 'Limit' || sorts.length !== 1 || sorts[0] !== outerSort) {
+      problems.push(
+        `sorts other than the outer one: ${sorts.map((n) => n['Node Type']).join(', ')}`,
+      );
+    }
+    // The union: one Limit per member, over an index scan of the type index by its columns.
+    const append = all.find((n) => n['Node Type'] === 'Append');
+    const memberPlans = append?.Plans ?? [];
+    if (memberPlans.length !== members) problems.push(`${memberPlans.length} members`);
+    for (const member of memberPlans) {
+      const scan = member.Plans?.[0];
+      const cond = scan?.['Index Cond'] ?? '';
+      if (
+        member['Node Type'] !== 'Limit' ||
+        scan?.['Node Type'] !== 'Index Scan' ||
+        scan['Index Name'] !== 'ix_events_org_mode_type_created' ||
+        !/organization_id/.test(cond) ||
+        !/livemode/.test(cond) ||
+        !/\(type\)::text = /.test(cond) ||
+        (withCursor && !/ROW\(created_at, \(?id\)?(::text)?\) < ROW\(/.test(cond))
+      ) {
         problems.push(
-          `sorts other than the outer one: ${sorts.map((n) => n['Node Type']).join(', ')}`,
+          `a member is not a limited search of the type index: ${JSON.stringify(member)}`,
         );
       }
-      // The union: one Limit per member, over an index scan of the type index by its columns.
-      const append = all.find((n) => n['Node Type'] === 'Append');
-      const memberPlans = append?.Plans ?? [];
-      if (memberPlans.length !== members) problems.push(`${memberPlans.length} members`);
-      for (const member of memberPlans) {
-        const scan = member.Plans?.[0];
-        const cond = scan?.['Index Cond'] ?? '';
-        if (
-          member['Node Type'] !== 'Limit' ||
-          scan?.['Node Type'] !== 'Index Scan' ||
-          scan['Index Name'] !== 'ix_events_org_mode_type_created' ||
-          !/organization_id/.test(cond) ||
-          !/livemode/.test(cond) ||
-          !/\(type\)::text = /.test(cond) ||
-          (withCursor && !/ROW\(created_at, \(?id\)?(::text)?\) < ROW\(/.test(cond))
-        ) {
-          problems.push(
-            `a member is not a limited search of the type index: ${JSON.stringify(member)}`,
-          );
-        }
-      }
-      const plan = all
-        .map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']].filter(Boolean).join(' '))
-        .join('\n');
-      return { plan, problems };
-    } finally {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      await runner.release();
     }
+    const plan = all
+      .map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']].filter(Boolean).join(' '))
+      .join('\n');
+    return { plan, problems };
   }
 });

@@ -74,7 +74,7 @@ export interface PgNode {
   Plans?: PgNode[];
 }
 
-function pgNodes(node: PgNode): PgNode[] {
+export function pgNodes(node: PgNode): PgNode[] {
   return [node, ...(node.Plans ?? []).flatMap(pgNodes)];
 }
 
@@ -138,17 +138,8 @@ export async function planProblems(
     }
     return { plan: details.join('\n'), problems };
   }
-  const runner = t.dataSource.createQueryRunner();
-  try {
-    await runner.startTransaction();
-    await runner.query('SET LOCAL enable_seqscan = off');
-    await runner.query('SET LOCAL enable_sort = off');
-    await runner.query('SET LOCAL enable_incremental_sort = off');
-    const [row]: { 'QUERY PLAN': [{ Plan: PgNode }] }[] = await runner.query(
-      `EXPLAIN (FORMAT JSON) ${query.sql}`,
-      query.params,
-    );
-    const nodes = pgNodes(row['QUERY PLAN'][0].Plan);
+  {
+    const nodes = pgNodes(await postgresPlan(t, query));
     for (const n of nodes) {
       if (n['Node Type'] === 'Seq Scan') problems.push('full scan: Seq Scan');
       if (/Sort$/.test(n['Node Type'])) problems.push(`sorts: ${n['Node Type']}`);
@@ -165,6 +156,26 @@ export async function planProblems(
       )
       .join('\n');
     return { plan, problems };
+  }
+}
+
+/**
+ * The top node of PostgreSQL's plan of `query`, planned with sequential scans and sorts
+ * discouraged (in a transaction rolled back after), so that a missing index shows as a Seq Scan
+ * and any sort as a Sort: PostgreSQL would otherwise pick them freely on a test's small tables.
+ */
+export async function postgresPlan(t: TestApp, query: Captured): Promise<PgNode> {
+  const runner = t.dataSource.createQueryRunner();
+  try {
+    await runner.startTransaction();
+    await runner.query('SET LOCAL enable_seqscan = off');
+    await runner.query('SET LOCAL enable_sort = off');
+    await runner.query('SET LOCAL enable_incremental_sort = off');
+    const [row]: { 'QUERY PLAN': [{ Plan: PgNode }] }[] = await runner.query(
+      `EXPLAIN (FORMAT JSON) ${query.sql}`,
+      query.params,
+    );
+    return row['QUERY PLAN'][0].Plan;
   } finally {
     if (runner.isTransactionActive) await runner.rollbackTransaction();
     await runner.release();
