@@ -73,10 +73,10 @@ export class KnownQueryGuard implements CanActivate {
 }
 
 /**
- * The body of a route that takes none is accepted only when it says nothing: absent (an empty body with
- * `Content-Type: application/json` included) or `{}`. Anything else answers as the validation pipe
- * answers a body elsewhere: not an object is `invalid_type` on `body`, a key it cannot store
- * (`__proto__`, NUL) its own code, and every field `unknown_field`.
+ * The body of a route that takes none is accepted only when it says nothing: absent (an empty
+ * body with `Content-Type: application/json` included) or `{}`. Anything else answers as the
+ * validation pipe answers a body elsewhere: not an object is `invalid_type` on `body`, a key it
+ * cannot store (`__proto__`, NUL) its own code, and every field `unknown_field`.
  */
 function assertNoBodyFields(body: unknown): void {
   if (body === undefined) return;

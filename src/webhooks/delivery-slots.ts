@@ -67,7 +67,7 @@ interface Pace {
 export class DeliverySlots {
   private readonly ready: DeliveryJob[] = [];
   private readonly sending = new Map<string, number>();
-  /** The pace of each endpoint that has ended an attempt (its limit, when above the start). */
+  /** Each endpoint whose latest attempts all succeeded fast: its limit now (see limitOf). */
   private readonly paces = new Map<string, Pace>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly fastMs: number;

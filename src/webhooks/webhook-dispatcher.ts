@@ -155,9 +155,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * How many deliveries of one endpoint this process may hold: its attempts at once
    * (WEBHOOK_ENDPOINT_CONCURRENCY, or the most DeliverySlots lets an endpoint reach when it
    * answers fast) times the rounds that end within the lease, less one timeout, at the
-   * endpoint's expected attempt duration (at least the safe rounds, at most MAX_ROUNDS). A fast endpoint gets many ahead, so
-   * that it keeps pace however late the API's busy event loop lets the next claim run; one that
-   * slows down gets fewer. A held delivery whose turn comes too late for its lease is not sent
+   * endpoint's expected attempt duration (at least the safe rounds, at most MAX_ROUNDS). A fast
+   * endpoint gets many ahead, so that it keeps pace however late the API's busy event loop lets
+   * the next claim run; one that slows down gets fewer. A held delivery whose turn comes too late for its lease is not sent
    * (DeliverySlots): it is due again when the lease ends.
    */
   private aheadFor(endpointId: string): number {
