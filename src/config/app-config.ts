@@ -88,6 +88,12 @@ export interface WebhooksConfig {
    * more for one that answers fast (DeliverySlots).
    */
   endpointConcurrency: number;
+  /**
+   * WEBHOOK_ENDPOINT_CONCURRENCY_MAX (default half of WEBHOOK_CONCURRENCY, at least
+   * WEBHOOK_ENDPOINT_CONCURRENCY): the most attempts in flight to one endpoint that answers fast.
+   * Equal to WEBHOOK_ENDPOINT_CONCURRENCY, an endpoint's limit never grows.
+   */
+  endpointConcurrencyMax: number;
   /** WEBHOOK_TIMEOUT_SECONDS (default 10): an answer later than this is a failure. */
   timeoutSeconds: number;
   /**
@@ -371,6 +377,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     recording: parseOnOff(problems, 'EVENTS_RECORDING', env.EVENTS_RECORDING, true),
   };
+  const concurrency = parseInteger(
+    problems,
+    'WEBHOOK_CONCURRENCY',
+    env.WEBHOOK_CONCURRENCY,
+    16,
+    1,
+    1000,
+  );
+  const endpointConcurrency = parseInteger(
+    problems,
+    'WEBHOOK_ENDPOINT_CONCURRENCY',
+    env.WEBHOOK_ENDPOINT_CONCURRENCY,
+    4,
+    1,
+    100,
+  );
   const webhooks: WebhooksConfig = {
     retryScheduleSeconds: parseRetrySchedule(problems, env.WEBHOOK_RETRY_SCHEDULE),
     allowPrivateNetworks: parseBoolean(
@@ -388,21 +410,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       10,
       60_000,
     ),
-    concurrency: parseInteger(
+    concurrency,
+    endpointConcurrency,
+    endpointConcurrencyMax: parseInteger(
       problems,
-      'WEBHOOK_CONCURRENCY',
-      env.WEBHOOK_CONCURRENCY,
-      16,
+      'WEBHOOK_ENDPOINT_CONCURRENCY_MAX',
+      env.WEBHOOK_ENDPOINT_CONCURRENCY_MAX,
+      Math.max(endpointConcurrency, Math.floor(concurrency / 2)),
       1,
       1000,
-    ),
-    endpointConcurrency: parseInteger(
-      problems,
-      'WEBHOOK_ENDPOINT_CONCURRENCY',
-      env.WEBHOOK_ENDPOINT_CONCURRENCY,
-      4,
-      1,
-      100,
     ),
     timeoutSeconds: parseInteger(
       problems,
@@ -431,6 +447,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
   if (webhooks.leaseSeconds <= webhooks.timeoutSeconds) {
     problems.push('WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS');
+  }
+  const { endpointConcurrencyMax: most } = webhooks;
+  if (most < endpointConcurrency || most > concurrency) {
+    problems.push(
+      `WEBHOOK_ENDPOINT_CONCURRENCY_MAX must be from WEBHOOK_ENDPOINT_CONCURRENCY to WEBHOOK_CONCURRENCY (got ${most})`,
+    );
   }
 
   const verification: VerificationConfig = {

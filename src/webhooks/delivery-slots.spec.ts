@@ -1,4 +1,4 @@
-import { DeliveryJob, DeliverySlots } from './delivery-slots';
+import { DeliveryJob, DeliverySlots, SlotLimits } from './delivery-slots';
 import type { SendOutcome } from './webhook-sender';
 
 const OK: SendOutcome = {
@@ -10,7 +10,9 @@ const OK: SendOutcome = {
 };
 
 /** Attempts that end when the test says so. */
-function harness(limits = { concurrency: 3, endpointConcurrency: 2, timeoutMs: 10_000 }) {
+function harness(
+  limits: SlotLimits = { concurrency: 3, endpointConcurrency: 2, timeoutMs: 10_000 },
+) {
   let now = 1_000_000;
   const pending = new Map<string, (outcome: SendOutcome) => void>();
   const started: string[] = [];
@@ -149,6 +151,19 @@ describe('DeliverySlots', () => {
       expect(h.slots.limitOf('A')).toBe(5);
       await h.finishAll({ ...FAILED, error: 'aborted', aborted: true });
       expect(h.slots.limitOf('A')).toBe(5);
+    });
+
+    it('grows only up to endpointConcurrencyMax, and not at all when that is the start', async () => {
+      for (const [most, reached] of [
+        [6, 6],
+        [4, 4],
+      ]) {
+        const h = harness({ ...limits, endpointConcurrencyMax: most });
+        backlog(h, 100);
+        for (let i = 0; i < 8; i++) await h.finishAll();
+        expect(h.slots.limitOf('A')).toBe(reached);
+        expect(h.inFlight()).toBe(reached);
+      }
     });
 
     it('never grows past endpointConcurrency when that is already half of concurrency or more', async () => {

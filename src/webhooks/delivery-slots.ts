@@ -19,6 +19,8 @@ export interface DeliveryJob {
 export interface SlotLimits {
   concurrency: number;
   endpointConcurrency: number;
+  /** The most to one endpoint that answers fast (default: half of `concurrency`, at least the start). */
+  endpointConcurrencyMax?: number;
   timeoutMs: number;
 }
 
@@ -31,14 +33,13 @@ export interface SlotReports {
 
 /**
  * The bounds of one endpoint's limit (see DeliverySlots): it starts at `endpointConcurrency` and
- * may reach `most`, half of `concurrency`, while its attempts succeed within `fastMs`, a tenth
- * of the timeout and at most a second.
+ * may reach `most` (`endpointConcurrencyMax`, by default half of `concurrency`) while its attempts
+ * succeed within `fastMs`, a tenth of the timeout and at most a second.
  */
 export function endpointLimits(limits: SlotLimits): { most: number; fastMs: number } {
-  return {
-    most: Math.max(limits.endpointConcurrency, Math.floor(limits.concurrency / 2)),
-    fastMs: Math.min(1_000, limits.timeoutMs / 10),
-  };
+  const most =
+    limits.endpointConcurrencyMax ?? Math.max(limits.endpointConcurrency, limits.concurrency >> 1);
+  return { most, fastMs: Math.min(1_000, limits.timeoutMs / 10) };
 }
 
 /** Endpoints whose pace is kept (see `paces`); beyond it the slots forget them all. */
@@ -59,7 +60,7 @@ interface Pace {
  *
  * An endpoint's limit starts at `endpointConcurrency` and grows by one each time as many attempts
  * in a row as the limit (a round) succeeded fast (a 2xx within a tenth of the timeout, at most a
- * second), up to half of `concurrency`: an endpoint that answers quickly gets the attempts it can
+ * second), up to `endpointConcurrencyMax`: an endpoint that answers quickly gets the attempts it can
  * take, so that one endpoint subscribed to every event keeps pace with a busy API. Any other
  * outcome (a failure, or a success that took longer) puts it back at `endpointConcurrency`: a
  * slow or failing endpoint never holds more slots than that.

@@ -119,11 +119,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly metrics: Metrics,
   ) {
     logger.setContext('WebhookDispatcher');
-    const { concurrency, endpointConcurrency, timeoutSeconds, allowPrivateNetworks } =
-      config.webhooks;
+    const {
+      concurrency,
+      endpointConcurrency,
+      endpointConcurrencyMax,
+      timeoutSeconds,
+      allowPrivateNetworks,
+    } = config.webhooks;
     this.safeRounds = WebhookDispatcher.rounds(config);
     this.maxHeld = concurrency * MAX_ROUNDS;
-    const limits = { concurrency, endpointConcurrency, timeoutMs: timeoutSeconds * 1000 };
+    const limits = {
+      concurrency,
+      endpointConcurrency,
+      endpointConcurrencyMax,
+      timeoutMs: timeoutSeconds * 1000,
+    };
     this.endpointLimits = endpointLimits(limits);
     this.thread = new DeliveryThread(
       { ...limits, allowPrivateNetworks },
