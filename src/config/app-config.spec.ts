@@ -123,18 +123,6 @@ describe('loadConfig: verification', () => {
     });
   });
 
-  it('bounds the most attempts to one endpoint by the two other limits', () => {
-    const webhooks = (env: Record<string, string>) => loadConfig({ ...base, ...env }).webhooks;
-    expect(webhooks({ WEBHOOK_CONCURRENCY: '40' }).endpointConcurrencyMax).toBe(20);
-    expect(webhooks({ WEBHOOK_CONCURRENCY: '6' }).endpointConcurrencyMax).toBe(4);
-    expect(webhooks({ WEBHOOK_ENDPOINT_CONCURRENCY_MAX: '4' }).endpointConcurrencyMax).toBe(4);
-    for (const most of ['3', '17']) {
-      expect(problemsOf({ ...base, WEBHOOK_ENDPOINT_CONCURRENCY_MAX: most })).toEqual([
-        `WEBHOOK_ENDPOINT_CONCURRENCY_MAX must be from WEBHOOK_ENDPOINT_CONCURRENCY to WEBHOOK_CONCURRENCY (got ${most})`,
-      ]);
-    }
-  });
-
   it('names every bad one', () => {
     const problems = problemsOf({
       ...base,
