@@ -19,8 +19,8 @@ export interface DeliveryJob {
 export interface SlotLimits {
   concurrency: number;
   endpointConcurrency: number;
-  /** The most to one endpoint that answers fast (default: half of `concurrency`, at least the start). */
-  endpointConcurrencyMax?: number;
+  /** The most to one endpoint that answers fast (WEBHOOK_ENDPOINT_CONCURRENCY_MAX). */
+  endpointConcurrencyMax: number;
   timeoutMs: number;
 }
 
@@ -33,13 +33,11 @@ export interface SlotReports {
 
 /**
  * The bounds of one endpoint's limit (see DeliverySlots): it starts at `endpointConcurrency` and
- * may reach `most` (`endpointConcurrencyMax`, by default half of `concurrency`) while its attempts
- * succeed within `fastMs`, a tenth of the timeout and at most a second.
+ * may reach `most` (`endpointConcurrencyMax`) while its attempts succeed within `fastMs`, a tenth
+ * of the timeout and at most a second.
  */
 export function endpointLimits(limits: SlotLimits): { most: number; fastMs: number } {
-  const most =
-    limits.endpointConcurrencyMax ?? Math.max(limits.endpointConcurrency, limits.concurrency >> 1);
-  return { most, fastMs: Math.min(1_000, limits.timeoutMs / 10) };
+  return { most: limits.endpointConcurrencyMax, fastMs: Math.min(1_000, limits.timeoutMs / 10) };
 }
 
 /** Endpoints whose pace is kept (see `paces`); beyond it the slots forget them all. */
