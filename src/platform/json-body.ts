@@ -58,7 +58,7 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
         );
       }
       // No DELETE route takes a field, and many clients send Content-Type: application/json on
-      // every request: an empty DELETE body is no body (KnownQueryGuard refuses one with fields).
+      // every request: an empty DELETE body is no body (RouteInputGuard refuses one with fields).
       if (body === '' && request.method === 'DELETE') return done(null, undefined);
       void parseJson(request, body, (err, parsed) => {
         // Fastify's parser also refuses valid JSON holding a `__proto__` key (or `constructor`

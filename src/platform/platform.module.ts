@@ -4,7 +4,7 @@ import { API_KEY_GUARD, AuthModule } from '../auth/auth.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { AppValidationPipe } from './validation.pipe';
 import { AllExceptionsFilter } from './all-exceptions.filter';
-import { KnownQueryGuard } from './known-query.guard';
+import { RouteInputGuard } from './route-input.guard';
 import { Metrics, MetricsServer } from './metrics';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './route-table';
@@ -27,7 +27,7 @@ import { RouteTable } from './route-table';
     // claim of @Idempotent(), the validation pipe, and the filter for whatever is thrown.
     { provide: APP_GUARD, useExisting: API_KEY_GUARD },
     // After the bearer guard, so an unauthenticated request is a 401 whatever its query.
-    { provide: APP_GUARD, useClass: KnownQueryGuard },
+    { provide: APP_GUARD, useClass: RouteInputGuard },
     { provide: APP_PIPE, useClass: AppValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
