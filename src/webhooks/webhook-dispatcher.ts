@@ -97,14 +97,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly thread: DeliveryThread;
   /** Held at most in all (see `aheadFor` for one endpoint). */
   private readonly maxHeld: number;
-  /** Endpoints whose last attempt failed or was not fast (see `aheadFor`). */
-  private readonly notFast = new Set<string>();
   /** How many attempts one endpoint may have at once, and what counts as fast (DeliverySlots). */
   private readonly endpointLimits: { most: number; fastMs: number };
   /** Rounds held ahead for an endpoint whose pace is not known yet (see `rounds`). */
   private readonly safeRounds: number;
-  /** Each endpoint's expected attempt duration in ms (a moving average of its latest attempts). */
-  private readonly durations = new Map<string, number>();
+  /**
+   * Each endpoint's pace (see `aheadFor`): its expected attempt duration in ms (a moving average
+   * of its latest attempts), and whether its last attempt succeeded fast.
+   */
+  private readonly paces = new Map<string, { expectedMs: number; lastFast: boolean }>();
   /** The dispatcher's units of work go first on SQLite, so delivery keeps pace with writes. */
   private readonly transaction = <T>(work: (m: EntityManager) => Promise<T>) =>
     this.db.transaction(work, undefined, FIRST);
@@ -172,17 +173,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    */
   private aheadFor(endpointId: string): number {
     const { endpointConcurrency, leaseSeconds, timeoutSeconds } = this.config.webhooks;
-    const expected = this.durations.get(endpointId);
+    const pace = this.paces.get(endpointId);
     const rounds =
-      expected === undefined
+      pace === undefined
         ? this.safeRounds
-        : Math.floor(((leaseSeconds - timeoutSeconds) * 1000) / Math.max(expected, 1));
+        : Math.floor(((leaseSeconds - timeoutSeconds) * 1000) / Math.max(pace.expectedMs, 1));
     // An endpoint that answers fast runs up to `most` attempts at once in the sending thread
     // (DeliverySlots); one whose last attempt failed or was slow is back at the start there.
     const fast =
-      expected !== undefined &&
-      expected <= this.endpointLimits.fastMs &&
-      !this.notFast.has(endpointId);
+      pace !== undefined && pace.lastFast && pace.expectedMs <= this.endpointLimits.fastMs;
     const slots = fast ? this.endpointLimits.most : endpointConcurrency;
     return slots * Math.min(MAX_ROUNDS, Math.max(this.safeRounds, rounds));
   }
@@ -417,17 +416,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * endpoint is noted as answering fast, or not (see `aheadFor`).
    */
   private observe(endpointId: string, { durationMs, succeeded }: SendOutcome): void {
-    const before = this.durations.get(endpointId);
-    if (before === undefined && this.durations.size >= 10_000) {
-      this.durations.clear();
-      this.notFast.clear();
-    }
-    this.durations.set(
-      endpointId,
-      before === undefined ? durationMs : before + (durationMs - before) * DURATION_WEIGHT,
-    );
-    if (succeeded && durationMs <= this.endpointLimits.fastMs) this.notFast.delete(endpointId);
-    else this.notFast.add(endpointId);
+    const before = this.paces.get(endpointId)?.expectedMs;
+    if (before === undefined && this.paces.size >= 10_000) this.paces.clear();
+    this.paces.set(endpointId, {
+      expectedMs:
+        before === undefined ? durationMs : before + (durationMs - before) * DURATION_WEIGHT,
+      lastFast: succeeded && durationMs <= this.endpointLimits.fastMs,
+    });
   }
 
   /** The sending thread died: what it held is left to its leases' end (at least once). */
