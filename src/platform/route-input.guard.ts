@@ -34,12 +34,12 @@ function routeShapeOf(controller: object, handler: { name: string }): RouteShape
 }
 
 /**
- * A global guard (after the bearer guard) against input a route does not take: a query
- * parameter that the route does not take is a 400 naming it, on every route, writes and single-resource reads included, as lists already
- * answer. A parameter silently ignored hides a client's mistake, and invites secrets into URLs
- * (`?access_token=…`), which proxies and logs keep. Likewise the body of a route that takes none
- * (every DELETE, rotateSecret): each field of one is a 400 `unknown_field` (docs/decisions.md §1,
- * Bodies).
+ * A global guard (after the bearer guard) against input a route does not take. A query parameter
+ * that the route does not take is a 400 naming it, on every route, writes and single-resource
+ * reads included, as lists already answer: a parameter silently ignored hides a client's mistake,
+ * and invites secrets into URLs (`?access_token=…`), which proxies and logs keep. Likewise the
+ * body of a route that takes none (every DELETE, rotateSecret): each field of one is a 400
+ * `unknown_field` (docs/decisions.md §1, Bodies).
  */
 @Injectable()
 export class RouteInputGuard implements CanActivate {
