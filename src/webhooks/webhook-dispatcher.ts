@@ -252,22 +252,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * Whether a claim now is worth its statements. A claim costs about the same for a few
-   * deliveries as for hundreds, so while the sending thread still has at least half a full
-   * claim's worth to send, the next one waits until there is room for half a full claim: under
-   * a steady fan-out, claiming as each few attempts ended made claims of a dozen deliveries, and
-   * their statements took the CPU that sending needed.
+   * Whether a claim now is worth its statements: there is room for half a full claim. A claim
+   * costs about the same for a few deliveries as for hundreds; under a steady fan-out, claiming
+   * as each few attempts ended made claims of a dozen deliveries, and their statements took the
+   * CPU that sending needed.
    */
   private roomToClaim(): boolean {
-    const half = Math.min(CLAIM_MAX, this.maxHeld) / 2;
-    const held = this.outstanding.size;
-    return held < half || this.maxHeld - held >= half;
+    return this.maxHeld - this.outstanding.size >= Math.min(CLAIM_MAX, this.maxHeld) / 2;
   }
 
   /** Claims what may be held beside what is, and hands it to the sending thread. */
   private async poll(): Promise<void> {
+    if (!this.roomToClaim()) return;
     const free = Math.min(CLAIM_MAX, this.maxHeld - this.outstanding.size);
-    if (free <= 0 || !this.roomToClaim()) return;
     const { send, taken, more } = await this.claim(free);
     this.moreDue = more;
     if (!this.running) {

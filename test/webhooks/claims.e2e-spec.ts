@@ -72,9 +72,8 @@ describe(`webhook claims (${TEST_DIALECT})`, () => {
 
 /**
  * With several endpoints, each may hold as much as the process may in all: an attempt's end at
- * one of them must not start a claim of the few deliveries the others left room for. While the
- * sending thread has half a full claim or more to send, the next claim waits for room for half
- * a full claim (docs/webhooks.md, "The dispatcher").
+ * one of them must not start a claim of the few deliveries the others left room for: a claim
+ * waits for room for half a full claim (docs/webhooks.md, "The dispatcher").
  */
 describe(`webhook claims to several endpoints (${TEST_DIALECT})`, () => {
   // 2 attempts at once in all: the process holds at most 2 × 64 rounds = 128, half a claim is 64.
