@@ -34,7 +34,7 @@ import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/da
 import { runLoad } from './lib/load';
 import { Machine, describeMachine } from './lib/report';
 import { ScenarioData, scenarioRequests } from './lib/scenarios';
-import { Tenant, seedFreePriceTriples, seedTenant } from './lib/seed';
+import { Tenant, seedFreePriceTriples, seedTenant, seedWebhookHistory } from './lib/seed';
 import { ROOT, Target, buildBaseline, processCpuMs, startTarget } from './lib/servers';
 import { median } from './lib/stats';
 
@@ -47,6 +47,8 @@ const COST_TARGET = 1.1;
 const FANOUT_TARGET = 0.5;
 const LAG_TARGET_S = 2;
 const FANOUT_ENDPOINTS = 4;
+/** Events already delivered before a run, as a service in use has (seedWebhookHistory). */
+const WEBHOOK_HISTORY = 20_000;
 /** WEBHOOK_CONCURRENCY's default: what the service's dispatcher runs at once. */
 const SEND_CONCURRENCY = 16;
 
@@ -421,6 +423,7 @@ async function createLoad(
 async function seedAndAnalyze(sql: SqlClient): Promise<Tenant> {
   const tenant = await seedTenant(sql, 'Bench');
   await seedFreePriceTriples(sql, tenant, 5000);
+  await seedWebhookHistory(sql, tenant, WEBHOOK_HISTORY);
   await sql.run('ANALYZE');
   return tenant;
 }
@@ -517,7 +520,7 @@ async function fanoutPart(options: Options, dialect: Dialect, out: FanoutRun[]):
         }
         // The endpoints' own webhookEndpoint.created events are not part of the measurement.
         await sql.run(
-          "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL",
+          "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL WHERE next_attempt_at IS NOT NULL",
         );
         const creates = Math.ceil(options.deliveries / FANOUT_ENDPOINTS / 4);
         const events = creates * 4;
@@ -564,7 +567,7 @@ async function fanoutPart(options: Options, dialect: Dialect, out: FanoutRun[]):
             await createPlans(sql, queuer, tenant, creates);
             bodies = await eventBodies(queuer, tenant, events);
             await sql.run(
-              "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL",
+              "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL WHERE next_attempt_at IS NOT NULL",
             );
           }
           const jobFile = join(RESULTS_DIR, `events-fanout-job-${dialect}.json`);

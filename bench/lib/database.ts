@@ -17,7 +17,7 @@ export const ADMIN_URL =
 /** A column of a bulk insert: its name and, for PostgreSQL, the array type to cast to. */
 export interface Column {
   name: string;
-  pg: 'varchar' | 'int' | 'timestamptz' | 'jsonb' | 'text';
+  pg: 'varchar' | 'int' | 'boolean' | 'timestamptz' | 'jsonb' | 'text';
 }
 
 /**

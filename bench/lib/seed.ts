@@ -126,6 +126,118 @@ export async function seedTenant(sql: SqlClient, name: string): Promise<Tenant> 
   return { organizationId, apiKey, productId, metricIds };
 }
 
+const col = (name: string, pg: Column['pg']): Column => ({ name, pg });
+const EVENT_COLUMNS: Column[] = [
+  col('id', 'varchar'),
+  col('organization_id', 'varchar'),
+  col('livemode', 'boolean'),
+  col('type', 'varchar'),
+  col('resource', 'varchar'),
+  col('data', 'jsonb'),
+  col('request_id', 'varchar'),
+  col('idempotency_key', 'varchar'),
+  col('actor_type', 'varchar'),
+  col('actor_id', 'varchar'),
+  col('created_at', 'timestamptz'),
+];
+const DELIVERY_COLUMNS: Column[] = [
+  col('id', 'varchar'),
+  col('endpoint_id', 'varchar'),
+  col('event_id', 'varchar'),
+  col('status', 'varchar'),
+  col('attempts', 'int'),
+  col('next_attempt_at', 'timestamptz'),
+  col('lease_token', 'varchar'),
+  col('created_at', 'timestamptz'),
+  col('updated_at', 'timestamptz'),
+];
+const ATTEMPT_COLUMNS: Column[] = [
+  col('id', 'varchar'),
+  col('delivery_id', 'varchar'),
+  col('endpoint_id', 'varchar'),
+  col('event_id', 'varchar'),
+  col('attempt', 'int'),
+  col('succeeded', 'boolean'),
+  col('status_code', 'int'),
+  col('duration_ms', 'int'),
+  col('error', 'varchar'),
+  col('next_retry_at', 'timestamptz'),
+  col('created_at', 'timestamptz'),
+];
+
+/**
+ * What a service in use has behind it: `count` events of the tenant from the day before, each
+ * delivered once, successfully, to an endpoint deleted since. A fresh database's events,
+ * deliveries and attempts tables are empty; analyzed so, PostgreSQL plans a foreign-key check
+ * into them as a sequential scan, and a connection keeps that plan while the table grows
+ * (docs/benchmarks.md, "The lag on PostgreSQL"). Nothing of it is due: the
+ * dispatcher never claims it.
+ */
+export async function seedWebhookHistory(
+  sql: SqlClient,
+  tenant: Tenant,
+  count: number,
+): Promise<void> {
+  const start = Date.now() - 24 * 3600 * 1000;
+  const endpointId = newId(ID_PREFIXES.webhookEndpoint);
+  const created = new Date(start - 1000);
+  await sql.run(
+    'INSERT INTO webhook_endpoints (id, organization_id, livemode, url, enabled_events, description, metadata, status, secret_encrypted, created_at, updated_at, deleted_at) ' +
+      "VALUES (?, ?, ?, ?, ?, NULL, ?, 'enabled', ?, ?, ?, ?)",
+    [
+      endpointId,
+      tenant.organizationId,
+      true,
+      'https://history.example.com/hooks',
+      ['*'],
+      {},
+      'deleted: never decrypted',
+      created,
+      created,
+      new Date(start + count + 1000),
+    ],
+  );
+  const events: unknown[][] = [];
+  const deliveries: unknown[][] = [];
+  const attempts: unknown[][] = [];
+  for (let i = 0; i < count; i++) {
+    const at = new Date(start + i);
+    const eventId = newId(ID_PREFIXES.event);
+    const deliveryId = newId(ID_PREFIXES.webhookDelivery);
+    const planId = newId(ID_PREFIXES.plan);
+    events.push([
+      eventId,
+      tenant.organizationId,
+      true,
+      'plan.created',
+      'plan',
+      { object: { id: planId, object: 'plan', livemode: true, name: `Plan ${i}` } },
+      null,
+      null,
+      'system',
+      null,
+      at,
+    ]);
+    deliveries.push([deliveryId, endpointId, eventId, 'succeeded', 1, null, null, at, at]);
+    attempts.push([
+      newId(ID_PREFIXES.webhookAttempt),
+      deliveryId,
+      endpointId,
+      eventId,
+      1,
+      true,
+      200,
+      3,
+      null,
+      null,
+      at,
+    ]);
+  }
+  await sql.insertRows('events', EVENT_COLUMNS, events);
+  await sql.insertRows('webhook_deliveries', DELIVERY_COLUMNS, deliveries);
+  await sql.insertRows('webhook_attempts', ATTEMPT_COLUMNS, attempts);
+}
+
 /**
  * `count` plans of the tenant's product, each holding three prices (one per metric), created one
  * millisecond apart and ending now. Inserted in chunks so a million stays within memory.
