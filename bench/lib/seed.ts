@@ -211,7 +211,10 @@ export async function seedWebhookHistory(
       true,
       'plan.created',
       'plan',
-      { object: { id: planId, object: 'plan', livemode: true, name: `Plan ${i}` } },
+      {
+        object: { id: planId, object: 'plan', livemode: true, name: `Plan ${i}` },
+        previousAttributes: null,
+      },
       null,
       null,
       'system',
