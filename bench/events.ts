@@ -49,6 +49,10 @@ const LAG_TARGET_S = 2;
 const FANOUT_ENDPOINTS = 4;
 /** Events already delivered before a run, as a service in use has (seedWebhookHistory). */
 const WEBHOOK_HISTORY = 20_000;
+/** Cancels every delivery still queued (the seeded history is delivered already). */
+const CANCEL_QUEUED =
+  "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL " +
+  'WHERE next_attempt_at IS NOT NULL';
 /** WEBHOOK_CONCURRENCY's default: what the service's dispatcher runs at once. */
 const SEND_CONCURRENCY = 16;
 
@@ -519,9 +523,7 @@ async function fanoutPart(options: Options, dialect: Dialect, out: FanoutRun[]):
           endpoints.push({ url, secret: created.secret });
         }
         // The endpoints' own webhookEndpoint.created events are not part of the measurement.
-        await sql.run(
-          "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL WHERE next_attempt_at IS NOT NULL",
-        );
+        await sql.run(CANCEL_QUEUED);
         const creates = Math.ceil(options.deliveries / FANOUT_ENDPOINTS / 4);
         const events = creates * 4;
         const deliveries = events * FANOUT_ENDPOINTS;
@@ -566,9 +568,7 @@ async function fanoutPart(options: Options, dialect: Dialect, out: FanoutRun[]):
             // The baseline goes first: queue once to get the same bodies, then drop the queue.
             await createPlans(sql, queuer, tenant, creates);
             bodies = await eventBodies(queuer, tenant, events);
-            await sql.run(
-              "UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, lease_token = NULL WHERE next_attempt_at IS NOT NULL",
-            );
+            await sql.run(CANCEL_QUEUED);
           }
           const jobFile = join(RESULTS_DIR, `events-fanout-job-${dialect}.json`);
           writeFileSync(

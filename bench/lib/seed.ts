@@ -170,8 +170,8 @@ const ATTEMPT_COLUMNS: Column[] = [
  * delivered once, successfully, to an endpoint deleted since. A fresh database's events,
  * deliveries and attempts tables are empty; analyzed so, PostgreSQL plans a foreign-key check
  * into them as a sequential scan, and a connection keeps that plan while the table grows
- * (docs/benchmarks.md, "The lag on PostgreSQL"). Nothing of it is due: the
- * dispatcher never claims it.
+ * (docs/benchmarks.md, "The lag on PostgreSQL"). Nothing of it is due: the dispatcher never
+ * claims it.
  */
 export async function seedWebhookHistory(
   sql: SqlClient,
