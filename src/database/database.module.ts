@@ -5,8 +5,12 @@ import { APP_CONFIG, AppConfig, DEFAULT_DISPATCHER_POOL_SIZE } from '../config/a
 import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database';
+import { MaintenanceCheck } from './maintenance-check';
 
-/** TypeORM on the configured database; migrations run when the app starts. */
+/**
+ * TypeORM on the configured database; migrations run when the app starts, and on PostgreSQL a
+ * warning says when autovacuum does not keep the tables analyzed (MaintenanceCheck).
+ */
 @Global()
 @Module({
   imports: [
@@ -49,6 +53,7 @@ import { Database } from './database';
       useFactory: (ds: DataSource, config: AppConfig) =>
         new DatabaseChangeFeed(ds, config.database.kind),
     },
+    MaintenanceCheck,
   ],
   exports: [Database, DatabaseChangeFeed],
 })

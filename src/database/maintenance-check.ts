@@ -1,0 +1,80 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database } from './database';
+
+/** What keeps PostgreSQL's statistics of this service's tables current, as the server says. */
+interface AutovacuumState {
+  /** The server's `autovacuum` setting. */
+  autovacuum: boolean;
+  /** `track_counts` for this service's connections: without it autovacuum never starts. */
+  trackCounts: boolean;
+  /** This service's tables that are kept out of autovacuum (`autovacuum_enabled = false`). */
+  tablesOff: string[];
+}
+
+const SETTINGS_SQL =
+  `SELECT current_setting('autovacuum')::boolean AS "autovacuum", ` +
+  `current_setting('track_counts')::boolean AS "trackCounts"`;
+
+/** PostgreSQL parses the option's value as it would (`off`, `false`, `0`, `no`...). */
+const TABLES_OFF_SQL =
+  `SELECT c.relname AS "name" FROM pg_class c ` +
+  `JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema() ` +
+  `CROSS JOIN LATERAL pg_options_to_table(c.reloptions) o ` +
+  `WHERE c.relkind IN ('r', 'p') AND o.option_name = 'autovacuum_enabled' ` +
+  `AND NOT o.option_value::boolean ORDER BY c.relname`;
+
+/** Reads the autovacuum state of this service's PostgreSQL database (schema). */
+async function autovacuumState(db: Database): Promise<AutovacuumState> {
+  const [settings] =
+    await db.dataSource.query<{ autovacuum: boolean; trackCounts: boolean }[]>(SETTINGS_SQL);
+  const tables = await db.dataSource.query<{ name: string }[]>(TABLES_OFF_SQL);
+  return { ...settings, tablesOff: tables.map((t) => t.name) };
+}
+
+/** True when PostgreSQL analyzes all of this service's tables by itself. */
+function autovacuumWorks(state: AutovacuumState): boolean {
+  return state.autovacuum && state.trackCounts && state.tablesOff.length === 0;
+}
+
+/**
+ * At start-up on PostgreSQL, warns once when autovacuum does not keep this service's tables
+ * analyzed (docs/operations.md, "The database and its migrations"). The webhook queue's tables
+ * are written thousands of times a minute, and each connection plans its foreign-key checks from
+ * the statistics: planned while a table was nearly empty, a check scans it and keeps scanning as
+ * it grows, until an ANALYZE that autovacuum would have run. Nothing is refused: a database
+ * analyzed by a scheduled job of its own is a choice this service cannot see. On SQLite nothing is
+ * checked: its planner does not plan from the tables' sizes unless ANALYZE was run, and the
+ * service never runs it.
+ */
+@Injectable()
+export class MaintenanceCheck implements OnApplicationBootstrap {
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('Database');
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.database.kind !== 'postgres') return;
+    let state: AutovacuumState;
+    try {
+      state = await autovacuumState(this.db);
+    } catch (err) {
+      // Only advice: a database that cannot answer it fails the first request, not the start.
+      this.logger.debug({ err }, 'autovacuum state not read');
+      return;
+    }
+    if (autovacuumWorks(state)) return;
+    this.logger.warn(
+      state,
+      "PostgreSQL's autovacuum does not analyze all of this service's tables: query plans made " +
+        'while a table was small are kept as it grows, and webhook deliveries can fall behind. ' +
+        'Turn it on (autovacuum and track_counts on, no table with autovacuum_enabled = false), ' +
+        'or analyze these tables on a schedule of your own (docs/operations.md).',
+    );
+  }
+}
