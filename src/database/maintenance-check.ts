@@ -1,6 +1,5 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from './database';
 
 /** What keeps PostgreSQL's statistics of this service's tables current, as the server says. */
@@ -52,19 +51,18 @@ function autovacuumWorks(state: AutovacuumState): boolean {
 export class MaintenanceCheck implements OnApplicationBootstrap {
   constructor(
     private readonly db: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('Database');
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.database.kind !== 'postgres') return;
+    if (!this.db.isPostgres) return;
     let state: AutovacuumState;
     try {
       state = await autovacuumState(this.db);
     } catch (err) {
-      // Only advice: a database that cannot answer it fails the first request, not the start.
+      // Only advice: where it cannot be read (a restricted role, say), the service starts without.
       this.logger.debug({ err }, 'autovacuum state not read');
       return;
     }
