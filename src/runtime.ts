@@ -21,8 +21,8 @@ export function assertSupportedRuntime(version = process.versions.node): void {
   if (nodeVersionSupported(version)) return;
   process.stderr.write(
     `This service needs Node.js ${MINIMUM_NODE} or later; this process runs on ${version}.\n` +
-      'Start it through npm (npm start, npm test, npm run cli): `npm ci` installs the pinned Node.js 24 ' +
-      'into node_modules and npm scripts run on it. Or install Node.js 24 LTS and put it first on PATH.\n',
+      'Start it through npm (npm start, npm test, npm run cli): `npm ci` installs the pinned Node.js ' +
+      'into node_modules and npm scripts run on it. Or install a current Node.js LTS and put it first on PATH.\n',
   );
   process.exit(1);
 }
