@@ -23,8 +23,8 @@ import {
 
 /**
  * pg's Pool with the service's size (DATABASE_POOL_SIZE, default 10) and parameterized queries,
- * as TypeORM sends them. Reads take one pooled client per request; writes run in one
- * transaction with the row lock the service takes (FOR UPDATE).
+ * as TypeORM sends them. Reads take one pooled client per request, in one read-only snapshot as
+ * the service's; writes run in one transaction with the row locks the service takes (FOR UPDATE).
  */
 export function postgresStore(url: string): Store {
   const pool = new Pool({
@@ -79,10 +79,20 @@ export function postgresStore(url: string): Store {
     }
   }
 
-  async function withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * A read of several statements in one snapshot, as the service's `db.snapshot` runs the reads
+   * of a plan (the plan, its prices) and of a page (the page, its total, the prices).
+   */
+  async function inSnapshot<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     try {
-      return await work(client);
+      await client.query('START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
     } finally {
       client.release();
     }
@@ -94,13 +104,13 @@ export function postgresStore(url: string): Store {
       return row ? tenantOf(row) : null;
     },
     getPlan: (tenant, id) =>
-      withClient(async (c) => {
+      inSnapshot(async (c) => {
         const [plan] = await q(c, SQL.plan, [id, tenant.organizationId, tenant.livemode]);
         if (!plan) return null;
         return planView(plan, await q(c, SQL.pricesOfPlan, [id]));
       }),
     listPlans: (tenant, limit, offset) =>
-      withClient(async (c) => {
+      inSnapshot(async (c) => {
         const scope = [tenant.organizationId, tenant.livemode];
         const plans = await q(c, SQL.planPage, [...scope, limit, offset]);
         const [{ cnt }] = await q(c, SQL.planCount, scope);
@@ -154,7 +164,11 @@ export function postgresStore(url: string): Store {
         const exists = await q(c, SQL.productExists, [body.productId, ...scope]);
         if (exists.length === 0) return 'no such product';
         const ids = body.prices;
-        const rows = ownPrices(await q(c, SQL.loadPrices(ids.length), ids), tenant);
+        // Locked, as the service locks the prices a plan write shows.
+        const rows = ownPrices(
+          await q(c, `${SQL.loadPrices(ids.length)} ORDER BY p.id FOR UPDATE OF p`, ids),
+          tenant,
+        );
         const problem = priceProblem(ids, rows, body.productId);
         if (problem) return problem;
         const now = new Date();

@@ -66,7 +66,7 @@ export class BillableMetricsService {
     tenant: Tenant,
     query: ListBillableMetricsQueryDto,
   ): Promise<ListResponse<BillableMetricResponse>> {
-    const [metrics, total] = await this.db.read((m) =>
+    const [metrics, total] = await this.db.snapshot((m) =>
       this.metrics.page(m, tenant, { productId: query.productId }, query),
     );
     return toListResponse(metrics.map(toBillableMetricResponse), total, query);

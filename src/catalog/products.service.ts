@@ -59,7 +59,7 @@ export class ProductsService {
 
   async list(tenant: Tenant, query: ListProductsQueryDto): Promise<ListResponse<ProductResponse>> {
     assertOwnMerchant(tenant.organizationId, query.merchantId);
-    const [products, total] = await this.db.read((m) => this.products.page(m, tenant, query));
+    const [products, total] = await this.db.snapshot((m) => this.products.page(m, tenant, query));
     return toListResponse(products.map(toProductResponse), total, query);
   }
 

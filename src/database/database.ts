@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
-import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryResult } from 'typeorm';
+import {
+  DataSource,
+  EntityManager,
+  EntityTarget,
+  ObjectLiteral,
+  QueryResult,
+  QueryRunner,
+} from 'typeorm';
 import { driverCode, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseKind } from '../config/app-config';
 import type { CommitHook } from './commit-hook';
@@ -15,6 +22,9 @@ interface PostgresRunner {
 const INSERT_ROWS = 50;
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+/** How a `snapshot` unit begins on PostgreSQL: one state for all its statements, no writes. */
+const SNAPSHOT_BEGIN = 'START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY';
 
 /**
  * How long a transaction on SQLite waits for the write lock that another connection holds (a
@@ -195,11 +205,18 @@ export class Database {
   private async postgresAttempt<T>(
     work: (manager: EntityManager) => Promise<T>,
     lane: DataSource,
+    begin?: string,
   ): Promise<T> {
     const runner = lane.createQueryRunner();
     let broken: Error | undefined;
     try {
-      await runner.startTransaction();
+      if (begin) {
+        // One statement, where TypeORM's startTransaction(level) sends two.
+        await runner.query(begin);
+        Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+      } else {
+        await runner.startTransaction();
+      }
       const result = await work(runner.manager);
       await runner.commitTransaction();
       return result;
@@ -242,19 +259,7 @@ export class Database {
           if (isSqliteBusy(err) && Date.now() + pause < deadline) return undefined;
           throw err;
         }
-        // What TypeORM's own startTransaction() records, so that nothing in `work` opens another.
-        Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
-        try {
-          const result = await work(runner.manager);
-          await runner.query('COMMIT');
-          return { result };
-        } catch (err) {
-          await runner.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        } finally {
-          Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
-          await runner.release();
-        }
+        return { result: await this.sqliteUnit(runner, work) };
       }, priority);
       if (outcome) return outcome.result;
       await new Promise((resolve) => setTimeout(resolve, pause));
@@ -265,12 +270,66 @@ export class Database {
    * Runs read-only `work`; on SQLite it waits for writes in flight so it never sees half of one.
    * On PostgreSQL each statement takes a pooled connection and gives it back; a connection that
    * failed (a timeout, a network cut) is discarded by the pool rather than handed on, which a
-   * query runner held across statements would not do.
+   * query runner held across statements would not do. Work of several statements that must
+   * agree with one another takes `snapshot`.
    */
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const timing = this.timing;
     if (!timing) return this.runRead(work);
     return timed(timing, 'read', () => this.runRead(work));
+  }
+
+  /**
+   * Runs read-only `work` whose statements must agree with one another: a plan and its prices, a
+   * page and its total. `read` runs each PostgreSQL statement on its own and sees what is
+   * committed when that statement starts, so a write that commits between two of them shows
+   * half of itself (a plan's old name with its new prices, a page of three with a total of
+   * six). On PostgreSQL this runs `work` on one connection in one REPEATABLE READ, READ ONLY
+   * transaction: every statement sees the state of the first (which cannot fail to serialize,
+   * as it writes nothing). On SQLite, where this process's writes wait for it anyway, it is one
+   * read transaction too, for the writes of other processes (the command line).
+   */
+  snapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const unit = this.sqliteLock
+      ? () => this.sqliteSnapshot(this.sqliteLock!, work)
+      : () => this.postgresAttempt(work, this.dataSource, SNAPSHOT_BEGIN);
+    const timing = this.timing;
+    return timing ? timed(timing, 'read', unit) : unit();
+  }
+
+  /** SQLite: a deferred transaction reads one snapshot of the database file from its first read. */
+  private sqliteSnapshot<T>(
+    mutex: Mutex,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    return mutex.runExclusive(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      await runner.query('BEGIN');
+      return this.sqliteUnit(runner, work);
+    });
+  }
+
+  /**
+   * The rest of a SQLite unit whose BEGIN `runner` has sent: `work`, then COMMIT (ROLLBACK when
+   * it throws).
+   */
+  private async sqliteUnit<T>(
+    runner: QueryRunner,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    // What TypeORM's own startTransaction() records, so that nothing in `work` opens another.
+    Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+    try {
+      const result = await work(runner.manager);
+      await runner.query('COMMIT');
+      return result;
+    } catch (err) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+      await runner.release();
+    }
   }
 
   private async runRead<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

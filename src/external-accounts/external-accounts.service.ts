@@ -115,7 +115,9 @@ export class ExternalAccountsService {
     tenant: Tenant,
     query: ListExternalAccountsQueryDto,
   ): Promise<ListResponse<ExternalBankAccountResponse>> {
-    const [rows, total] = await this.db.read((m) => this.accounts.page(m, tenant, query, query));
+    const [rows, total] = await this.db.snapshot((m) =>
+      this.accounts.page(m, tenant, query, query),
+    );
     return toListResponse(rows.map(toExternalBankAccountResponse), total, query);
   }
 

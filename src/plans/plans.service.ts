@@ -56,7 +56,6 @@ export class PlansService {
     if (!isIdOf(ID_PREFIXES.product, dto.productId)) throw productNotFound(dto.productId);
     const priceIds = checkPriceIdList(dto.prices ?? []);
 
-    const now = new Date();
     const plan: Plan = {
       id: newId(ID_PREFIXES.plan),
       organizationId: tenant.organizationId,
@@ -70,16 +69,20 @@ export class PlansService {
       taxBehavior: dto.tax?.behavior ?? 'exclusive',
       taxCode: dto.tax?.code ?? null,
       taxRate: dto.tax?.rate ?? '0',
-      createdAt: now,
-      updatedAt: now,
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
       deletedAt: null,
     };
     return this.db.transaction(async (m) => {
       if (!(await this.catalog.hasProduct(m, tenant, plan.productId))) {
         throw productNotFound(plan.productId);
       }
-      const found = await this.loadPrices(m, tenant, priceIds);
+      // Locked: the answer and the events show these prices as they are when taken.
+      const found = await this.loadPrices(m, tenant, priceIds, true);
       assertPricesUsable(priceIds, found, plan.productId, null);
+      // Once the prices are locked, so that no price's updatedAt goes back in time.
+      const now = new Date();
+      plan.createdAt = plan.updatedAt = now;
       await this.plans.insert(m, plan);
       const prices = priceIds.map((id) => found.get(id)!);
       const pricesBefore = prices.map(toPriceResponse);
@@ -93,7 +96,8 @@ export class PlansService {
   }
 
   async get(tenant: Tenant, id: string): Promise<PlanResponse> {
-    return this.db.read(async (m) => {
+    // Two statements (the plan, its prices) that must show one state: a snapshot.
+    return this.db.snapshot(async (m) => {
       const plan = await this.find(m, tenant, id);
       return toPlanResponse(plan, await this.prices.ofPlan(m, plan.id));
     });
@@ -101,7 +105,8 @@ export class PlansService {
 
   async list(tenant: Tenant, query: ListPlansQueryDto): Promise<ListResponse<PlanResponse>> {
     assertOwnMerchant(tenant.organizationId, query.merchantId);
-    return this.db.read(async (m) => {
+    // The page, its total and the plans' prices, in one snapshot.
+    return this.db.snapshot(async (m) => {
       const [plans, total] = await this.plans.page(m, tenant, query, query);
       const prices =
         plans.length === 0
@@ -134,7 +139,7 @@ export class PlansService {
       return lockedUpdate({
         load: async () => {
           const plan = await this.plans.find(m, caller.principal, id, true);
-          if (plan) prices = await this.prices.ofPlan(m, plan.id);
+          if (plan) prices = await this.prices.ofPlan(m, plan.id, true);
           return plan;
         },
         notFound: () => new NotFoundError('plan', id),
@@ -159,10 +164,10 @@ export class PlansService {
             (priceIds.length !== prices.length || priceIds.some((pid, i) => pid !== prices[i].id));
           if (listChanged) {
             // The plan's updatedAt moves with its prices', to the same instant.
-            const now = new Date();
             const next = { ...plan, ...withoutUndefined(changes) };
-            prices = await this.replacePrices(m, caller, next, prices, priceIds, now);
-            changes.updatedAt = now;
+            const replaced = await this.replacePrices(m, caller, next, prices, priceIds);
+            prices = replaced.prices;
+            changes.updatedAt = replaced.now;
           }
           return changes;
         },
@@ -177,7 +182,7 @@ export class PlansService {
   async remove(caller: Caller, id: string, ifMatch?: string): Promise<PlanResponse> {
     return this.db.transaction(async (m) => {
       const plan = await this.find(m, caller.principal, id, true);
-      const prices = await this.prices.ofPlan(m, plan.id);
+      const prices = await this.prices.ofPlan(m, plan.id, true);
       if (plan.deletedAt) return toPlanResponse(plan, prices);
       assertIfMatch(ifMatch, toPlanResponse(plan, prices));
 
@@ -203,7 +208,8 @@ export class PlansService {
 
   /**
    * Validates the new list, frees the prices left out, takes the new ones and reorders; records
-   * `price.updated` for each price taken or freed.
+   * `price.updated` for each price taken or freed. Returns the plan's prices and the instant
+   * written as their (and the plan's) updatedAt.
    */
   private async replacePrices(
     m: EntityManager,
@@ -211,10 +217,11 @@ export class PlansService {
     plan: Plan,
     current: Price[],
     priceIds: string[],
-    now: Date,
-  ): Promise<Price[]> {
-    const found = await this.loadPrices(m, caller.principal, priceIds);
+  ): Promise<{ prices: Price[]; now: Date }> {
+    const found = await this.loadPrices(m, caller.principal, priceIds, true);
     assertPricesUsable(priceIds, found, plan.productId, plan.id);
+    // Once every price written is locked, so that no price's updatedAt goes back in time.
+    const now = new Date();
     const wanted = new Set(priceIds);
     const dropped = current.filter((p) => !wanted.has(p.id));
     if (dropped.length > 0) {
@@ -246,7 +253,7 @@ export class PlansService {
       [...dropped.map(toPriceResponse), ...pricesBefore],
       [...freed, ...prices],
     );
-    return prices;
+    return { prices, now };
   }
 
   /** `price.updated` for each price whose view changed (its plan), in the order given. */
@@ -300,15 +307,16 @@ export class PlansService {
 
   /**
    * The listed prices of the tenant, each with the product of its billable metric (which
-   * the catalog answers, in the same transaction).
+   * the catalog answers, in the same transaction); locked on PostgreSQL when `lock` is set.
    */
   private async loadPrices(
     m: EntityManager,
     tenant: Tenant,
     ids: string[],
+    lock = false,
   ): Promise<Map<string, LoadedPrice>> {
     if (ids.length === 0) return new Map();
-    const prices = await this.prices.findMany(m, tenant, ids);
+    const prices = await this.prices.findMany(m, tenant, ids, lock);
     const products = await this.catalog.productsOfMetrics(
       m,
       tenant,

@@ -67,13 +67,18 @@ export class PricesRepository {
     await m.update(Price, { planId, deletedAt: IsNull() }, { deletedAt: now, updatedAt: now });
   }
 
-  /** The prices of a plan, in plan order. */
-  async ofPlan(m: EntityManager, planId: string): Promise<Price[]> {
+  /**
+   * The prices of a plan, in plan order; locked on PostgreSQL when `lock` is set (a plan write
+   * builds its answer and events from them, so a concurrent price PATCH must land before it
+   * reads them or wait for it).
+   */
+  async ofPlan(m: EntityManager, planId: string, lock = false): Promise<Price[]> {
     const text = this.statement(
-      'ofPlan',
+      lock ? 'ofPlanForUpdate' : 'ofPlan',
       0,
       () =>
-        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
+        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC` +
+        this.forUpdate(lock),
     );
     return this.fromRows(await this.db.rows(m, text, [planId]));
   }
@@ -92,13 +97,19 @@ export class PricesRepository {
   /**
    * The tenant's prices among `ids` (deleted ones too), in no particular order. Searched by id
    * alone and scoped here: with the organization and mode in the WHERE clause, SQLite without
-   * statistics searches the organization's index and reads every price it has.
+   * statistics searches the organization's index and reads every price it has. Locked on
+   * PostgreSQL when `lock` is set, in the order of their ids (so two plans taking overlapping
+   * prices queue rather than deadlock): a plan write builds its answer and its events from these
+   * rows, which must be the latest.
    */
-  async findMany(m: EntityManager, tenant: Tenant, ids: string[]): Promise<Price[]> {
+  async findMany(m: EntityManager, tenant: Tenant, ids: string[], lock = false): Promise<Price[]> {
     const text = this.statement(
-      'findMany',
+      lock ? 'findManyForUpdate' : 'findMany',
       ids.length,
-      (n) => `SELECT ${this.table.columnList()} FROM "prices" WHERE "id" IN (${placeholders(n)})`,
+      (n) =>
+        `SELECT ${this.table.columnList()} FROM "prices" WHERE "id" IN (${placeholders(n)})` +
+        (lock && this.db.isPostgres ? ' ORDER BY "id"' : '') +
+        this.forUpdate(lock),
     );
     return this.fromRows(await this.db.rows(m, text, ids)).filter(
       (p) => p.organizationId === tenant.organizationId && p.livemode === tenant.livemode,
@@ -154,6 +165,11 @@ export class PricesRepository {
         `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
       [this.table.param('updatedAt', now), ...ids, planId],
     );
+  }
+
+  /** The row lock of a read-modify-write: PostgreSQL only (SQLite serializes writes). */
+  private forUpdate(lock: boolean): string {
+    return lock && this.db.isPostgres ? ' FOR UPDATE' : '';
   }
 
   private fromRows(rows: Record<string, unknown>[]): Price[] {

@@ -84,7 +84,7 @@ export class PricesService {
   }
 
   async list(tenant: Tenant, query: ListPricesQueryDto): Promise<ListResponse<PriceResponse>> {
-    const [rows, total] = await this.db.read((m) => this.prices.page(m, tenant, query, query));
+    const [rows, total] = await this.db.snapshot((m) => this.prices.page(m, tenant, query, query));
     return toListResponse(rows.map(toPriceResponse), total, query);
   }
 

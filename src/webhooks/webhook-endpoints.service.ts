@@ -136,7 +136,7 @@ export class WebhookEndpointsService {
   }
 
   async list(tenant: Tenant, query: ListQueryDto): Promise<ListResponse<WebhookEndpointResponse>> {
-    const [rows, total] = await this.db.read((m) =>
+    const [rows, total] = await this.db.snapshot((m) =>
       this.endpoints.page(m, tenant, query.limit, query.offset),
     );
     return toListResponse(rows.map(toWebhookEndpointResponse), total, query);
@@ -247,7 +247,7 @@ export class WebhookEndpointsService {
     id: string,
     query: ListWebhookDeliveriesQueryDto,
   ): Promise<ListResponse<WebhookDeliveryAttemptResponse>> {
-    const [rows, total] = await this.db.read(async (m) => {
+    const [rows, total] = await this.db.snapshot(async (m) => {
       const endpoint = await this.find(m, tenant, id);
       return this.deliveries.attemptsPage(
         m,
