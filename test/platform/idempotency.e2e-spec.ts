@@ -58,6 +58,29 @@ describe(`Idempotency-Key (${TEST_DIALECT})`, () => {
       expect((await productsOf(tenant.organizationId)).length).toBe(before + 1);
     });
 
+    it('replays Location from the answer stored with the write, before the answer leaves', async () => {
+      // The answer stored in the write's own commit is all a retry finds when it comes between
+      // that commit and the answer leaving, or when the process died in between: here the later
+      // store of the answer as sent (onSend) does not happen.
+      jest.spyOn(t.app.get(IdempotencyService), 'complete').mockResolvedValueOnce(undefined);
+      const key = newKey();
+      const first = await post(key, { name: 'Stored with its commit' });
+      expect(first.status).toBe(201);
+      expect(first.headers.location).toBe(`/v0/products/${first.body.id}`);
+      const record = await recordOf(tenant.organizationId, key);
+      expect(record?.state).toBe('complete');
+      expect(record?.responseHeaders).toEqual({
+        'content-type': 'application/json; charset=utf-8',
+        location: first.headers.location,
+      });
+
+      const retry = await post(key, { name: 'Stored with its commit' });
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.headers.location).toBe(first.headers.location);
+      expect(retry.text).toBe(first.text);
+    });
+
     it('treats the same fields in another order as the same request', async () => {
       const key = newKey();
       const first = await post(key, { name: 'Order', metadata: { x: 1, y: 'two' } }).expect(201);

@@ -58,20 +58,20 @@ export type Claim =
  */
 export class KeyClaim implements CommitHook {
   armed: boolean;
+  /** The answer shows a secret (the route's @SecretInAnswer()): stored encrypted. */
+  readonly secretInAnswer: boolean;
 
   constructor(
     readonly claim: Claim,
-    /** The status the route answers with when it succeeds. */
-    private readonly status: number,
+    private readonly route: ClaimedRoute,
     private readonly store: (
       manager: EntityManager,
       recordId: string,
       response: StoredResponse,
     ) => Promise<void>,
-    /** The answer shows a secret (the route's @SecretInAnswer()): stored encrypted. */
-    readonly secretInAnswer = false,
   ) {
     this.armed = claim.kind === 'owner';
+    this.secretInAnswer = route.secretInAnswer ?? false;
   }
 
   /** True when the stored answer is replayed and the handler must not run. */
@@ -92,16 +92,27 @@ export class KeyClaim implements CommitHook {
       return;
     }
     const body = result === undefined ? null : JSON.stringify(result);
-    await this.store(manager, this.claim.recordId, {
-      status: this.status,
-      headers: body === null ? {} : { 'content-type': 'application/json; charset=utf-8' },
-      body,
-    });
+    const headers: Record<string, string> = {};
+    if (body !== null) headers['content-type'] = 'application/json; charset=utf-8';
+    // A retry that comes after this commit and before the answer leaves gets the same headers.
+    const location = this.route.location?.(result);
+    if (location !== undefined) headers.location = location;
+    await this.store(manager, this.claim.recordId, { status: this.route.status, headers, body });
   }
 
   settle(): void {
     this.armed = false;
   }
+}
+
+/** What the route of an idempotent request answers when it succeeds. */
+export interface ClaimedRoute {
+  /** Its status (@HttpCode, else Nest's default). */
+  status: number;
+  /** The answer shows a secret (the route's @SecretInAnswer()): stored encrypted. */
+  secretInAnswer?: boolean;
+  /** A create's `Location`, from its answer (@Created). */
+  location?: (result: unknown) => string | undefined;
 }
 
 /** A request that may carry its Idempotency-Key claim (set by the route guard). */
@@ -152,15 +163,13 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   /**
    * Called by IdempotencyClaim, the route guard of @Idempotent(), once the caller is known (after
    * the bearer guard) and before the validation pipe: claims the key, or finds its stored answer.
-   * `status` is what the route answers when it succeeds; `secretInAnswer`, that its answer is
-   * stored encrypted.
+   * `route` says what the route answers when it succeeds.
    */
   async begin(
     request: FastifyRequest,
     tenant: Tenant,
     key: string,
-    status: number,
-    secretInAnswer = false,
+    route: ClaimedRoute,
   ): Promise<KeyClaim> {
     const path = routePath(request);
     if (path === undefined) throw new Error('An idempotent request must have reached a route');
@@ -173,11 +182,8 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       body: request.body,
       requestId: String(request.id),
     });
-    return new KeyClaim(
-      claim,
-      status,
-      (m, recordId, response) => this.completeIn(m, recordId, response, secretInAnswer),
-      secretInAnswer,
+    return new KeyClaim(claim, route, (m, recordId, response) =>
+      this.completeIn(m, recordId, response, route.secretInAnswer ?? false),
     );
   }
 

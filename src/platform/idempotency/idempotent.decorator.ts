@@ -10,6 +10,7 @@ import {
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
+import { CREATED_ROUTE, locationOf } from '../created.decorator';
 import { nextRouteArgIndex, wrapRouteHandler } from '../route-handler';
 import { isApiRoute } from '../route-path';
 import { secretFieldOf } from '../secret-in-answer';
@@ -44,13 +45,19 @@ export class IdempotencyClaim implements CanActivate {
         (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ??
         (request.method === 'POST' ? 201 : 200);
       const { organizationId, livemode } = request.user;
+      // A create's answer is stored with its Location (@Created), from its first commit on.
+      const controller = context.getClass();
+      const created = Reflect.getMetadata(CREATED_ROUTE, context.getHandler()) === true;
       request.idempotency = await this.idempotency.begin(
         request,
         { organizationId, livemode },
         key,
-        status,
-        // An answer that shows a secret (@SecretInAnswer()) is stored encrypted.
-        secretFieldOf(request) !== undefined,
+        {
+          status,
+          // An answer that shows a secret (@SecretInAnswer()) is stored encrypted.
+          secretInAnswer: secretFieldOf(request) !== undefined,
+          location: created ? (result) => locationOf(controller, result) : undefined,
+        },
       );
     }
     return true;
