@@ -124,11 +124,15 @@ export class WebhookDeliveriesRepository {
     return rows.map((row) => events.fromRow(row));
   }
 
-  /** Cancels what an endpoint still had to receive (it was disabled or deleted). */
+  /**
+   * Cancels what an endpoint still had to receive (it was disabled or deleted). A delivery in
+   * flight (leased) is left to its attempt, which is recorded when it ends and cancels what it
+   * would retry (WebhookDispatcher.record); if its process died, the next claim cancels it.
+   */
   async cancelPending(m: EntityManager, endpointId: string): Promise<void> {
     await m.update(
       WebhookDelivery,
-      { endpointId, nextAttemptAt: Not(IsNull()) },
+      { endpointId, nextAttemptAt: Not(IsNull()), leaseToken: IsNull() },
       { status: 'canceled', nextAttemptAt: null, leaseToken: null, updatedAt: new Date() },
     );
   }

@@ -496,8 +496,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         rows.delete(held.id);
         const attempt = held.attempts + 1;
         const delay = retryScheduleSeconds[attempt - 1];
+        // An endpoint disabled or deleted while the attempt was in flight gets no retry: the
+        // attempt is kept, and the delivery canceled as its pending ones were.
+        const endpoint = endpoints.get(held.endpointId);
+        const retries = endpoint?.deletedAt === null && endpoint.status === 'enabled';
         const nextRetryAt =
-          outcome.succeeded || delay === undefined ? null : new Date(at.getTime() + delay * 1000);
+          outcome.succeeded || delay === undefined || !retries
+            ? null
+            : new Date(at.getTime() + delay * 1000);
         attempts.push({
           id: newId(ID_PREFIXES.webhookAttempt),
           deliveryId: held.id,
@@ -517,7 +523,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
             id: held.id,
             changes: {
               attempts: attempt,
-              status: nextRetryAt ? 'pending' : 'failed',
+              status: nextRetryAt ? 'pending' : retries ? 'failed' : 'canceled',
               nextAttemptAt: nextRetryAt,
               leaseToken: null,
             },
@@ -525,7 +531,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         }
         const streak = streaks.has(held.endpointId)
           ? streaks.get(held.endpointId)!
-          : (endpoints.get(held.endpointId)?.failingSince ?? null);
+          : (endpoint?.failingSince ?? null);
         streaks.set(held.endpointId, outcome.succeeded ? null : (streak ?? at));
       }
       await this.deliveries.insertAttempts(m, attempts);

@@ -297,6 +297,50 @@ describe(`webhook delivery (${TEST_DIALECT})`, () => {
     expect(r.received).toHaveLength(1);
   });
 
+  it('keeps an attempt in flight when its endpoint is disabled, and retries nothing after it', async () => {
+    const r = await receiver();
+    // The first request succeeds, the second fails; each answers 800 ms after it arrives.
+    r.respond((_req, n, res) => {
+      setTimeout(() => res.writeHead(n === 0 ? 200 : 500).end(), 800);
+    });
+    const endpoint = await createEndpoint(t, acme.live, r.url, ['plan.deleted']);
+    const disable = (status: 'enabled' | 'disabled') =>
+      t
+        .http()
+        .patch(`/v0/webhookEndpoints/${endpoint.id}`)
+        .set(acme.live.auth)
+        .send({ status })
+        .expect(200);
+    const deliveries = () =>
+      t.dataSource.query<{ status: string }[]>(
+        `SELECT status FROM webhook_deliveries WHERE endpoint_id = '${endpoint.id}' ORDER BY id`,
+      );
+
+    await emit(t, acme, true, 'plan.deleted');
+    await r.waitFor(1); // arrived, not yet answered
+    await disable('disabled');
+    const [succeeded] = await eventually(
+      () => attempts(t, acme.live, endpoint.id),
+      (a) => a.length === 1,
+    );
+    expect(succeeded).toMatchObject({ attempt: 1, succeeded: true, statusCode: 200 });
+    expect(await deliveries()).toEqual([{ status: 'succeeded' }]);
+
+    await disable('enabled');
+    await emit(t, acme, true, 'plan.deleted');
+    await r.waitFor(2);
+    await disable('disabled');
+    const all = await eventually(
+      () => attempts(t, acme.live, endpoint.id),
+      (a) => a.length === 2,
+    );
+    const failed = all.find((a) => !a.succeeded);
+    expect(failed).toMatchObject({ attempt: 1, statusCode: 500, nextRetryAt: null });
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // past the retry delay (1 s)
+    expect(r.received).toHaveLength(2);
+    expect((await deliveries()).map((d) => d.status).sort()).toEqual(['canceled', 'succeeded']);
+  });
+
   it('holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts to a slow endpoint, and others go on', async () => {
     const slow = await receiver();
     let open = 0;
