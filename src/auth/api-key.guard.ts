@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../common/errors';
+import { timesSent } from '../common/raw-headers';
 import { ApiKeysService, Principal } from './api-keys.service';
 import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
@@ -37,6 +38,14 @@ export function createApiKeyGuard(
       if (isPublic) return true;
       const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
       const header = request.headers.authorization;
+      // Node keeps the first of two Authorization headers: which key (and so which organization
+      // and mode) a request runs as must not depend on their order, nor differ from what a
+      // proxy that keeps the last one checked.
+      if (timesSent(request.raw.rawHeaders, 'authorization') > 1) {
+        throw new UnauthorizedError(
+          'Malformed Authorization header: send it once, as Bearer <API key>',
+        );
+      }
       const token = bearerToken(header);
       if (token === undefined) {
         throw new UnauthorizedError(

@@ -1,3 +1,5 @@
+import { AddressInfo } from 'node:net';
+import { exchange, expectRawEnvelope } from '../helpers/raw-http';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 
@@ -46,5 +48,33 @@ describe(`the bearer scheme on ${TEST_DIALECT}`, () => {
     const res = await t.http().get('/v0/products').set('Authorization', header(tenant.apiKey));
     expectErrorEnvelope(res, 401, 'unauthorized');
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('answers 401 to two Authorization headers, whichever key comes first', async () => {
+    // Node keeps only the first; a proxy may keep the last. Neither decides who the caller is.
+    await t.app.listen(0, '127.0.0.1');
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const other = await t.createTenant('Other');
+    const twice = (first: string, second: string) =>
+      'GET /v0/products HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n' +
+      `Authorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\n\r\n`;
+    for (const [first, second] of [
+      [tenant.apiKey, other.apiKey],
+      [other.apiKey, tenant.apiKey],
+      [tenant.apiKey, tenant.apiKey],
+      [tenant.apiKey, 'sk_test_unknownunknownunknownunknown00'],
+    ]) {
+      const { responses } = await exchange(port, twice(first, second));
+      expectRawEnvelope(responses[0], 401, 'unauthorized');
+      expect(responses[0].body.message).toMatch(/send it once/);
+      expect(responses[0].headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+    // Sent once, the same key is let in.
+    const { responses } = await exchange(
+      port,
+      'GET /v0/products HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n' +
+        `Authorization: Bearer ${tenant.apiKey}\r\n\r\n`,
+    );
+    expect(responses[0].status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { canonicalJson } from '../../common/canonical-json';
 import { ValidationFailedError } from '../../common/errors';
+import { timesSent } from '../../common/raw-headers';
 
 /** The methods an Idempotency-Key applies to; on GET (safe by definition) it is ignored. */
 export const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
@@ -29,12 +30,7 @@ export function idempotencyKeyOf(request: {
 }): string | undefined {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
-  const { rawHeaders } = request.raw;
-  let sent = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i].length === 15 && rawHeaders[i].toLowerCase() === 'idempotency-key') sent++;
-  }
-  if (sent > 1) throw invalidKey();
+  if (timesSent(request.raw.rawHeaders, 'idempotency-key') > 1) throw invalidKey();
   return parseIdempotencyKey(header);
 }
 
