@@ -12,6 +12,7 @@ import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { DatabaseChangeFeed } from '../database/change-feed';
 import { dataSourceOptions } from '../database/data-source-options';
 import { Database } from '../database/database';
+import { driverCode, isDatabaseUnavailable } from '../database/database-errors';
 import { VERIFICATION_FAILURE_REASONS, isFailureReason } from '../external-accounts/account-status';
 import {
   MAX_AWAITING_OPERATOR,
@@ -54,7 +55,21 @@ const VERIFICATION_COMMANDS = new Set([
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true });
+  const { values, tokens } = parseArgs({
+    args: rest,
+    options: OPTIONS,
+    strict: true,
+    tokens: true,
+  });
+  // parseArgs keeps the last of a repeated option: `--id A --id B` would act on B alone.
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`--${token.name} was given more than once; give it once per command`);
+    }
+    seen.add(token.name);
+  }
   return { command, values };
 }
 
@@ -192,13 +207,28 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (err instanceof ApiError) {
-      process.stderr.write(`${err.message}\n`);
+      // The field errors too (a blank --name says which rule it broke), as the API answers them.
+      const fields = (err.errors ?? []).map((e) => `\n  ${e.field}: ${e.message}`).join('');
+      process.stderr.write(`${err.message}${fields}\n`);
       process.stdout.write(
-        `${JSON.stringify({ error: err.category, code: err.code, message: err.message })}\n`,
+        `${JSON.stringify({ error: err.category, code: err.code, message: err.message, errors: err.errors })}\n`,
       );
       return 1;
     }
-    throw err;
+    // The database unreachable, missing or refusing: one line that says so rather than the
+    // driver's stack trace (kept for anything else: a fault of ours), and the JSON last line the
+    // command line always prints.
+    const message = err instanceof Error ? err.message : String(err);
+    const fromDatabase = driverCode(err) !== undefined || isDatabaseUnavailable(err);
+    process.stderr.write(
+      fromDatabase || !(err instanceof Error)
+        ? `The command failed: ${message}\n`
+        : `${err.stack ?? message}\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ error: isDatabaseUnavailable(err) ? 'service_unavailable' : 'internal_error', message })}\n`,
+    );
+    return 1;
   } finally {
     if (dataSource?.isInitialized) await dataSource.destroy();
   }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { hashApiKey } from '../../src/auth/api-keys.service';
 import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
@@ -133,6 +136,48 @@ describe(`operations (${TEST_DIALECT})`, () => {
 
     const unknown = await runCli(['bogus'], env);
     expect(unknown.code).toBe(2);
+  });
+
+  it('refuses an option given twice, names the field a value breaks, and reports a database it cannot open', async () => {
+    const org = await runCli(['organizations:create', '--name', 'Twice Ltd'], env);
+    const a = await runCli(['api-keys:create', '--organization', org.json.id], env);
+    const b = await runCli(['api-keys:create', '--organization', org.json.id], env);
+    // parseArgs alone would revoke the last one and say nothing of the first.
+    const twice = await runTs(
+      'src/cli/main.ts',
+      ['api-keys:revoke', '--id', a.json.id, '--id', b.json.id],
+      env,
+    );
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('--id was given more than once');
+    expect(await keyIsLive(a.json.apiKey)).toBe(true);
+    expect(await keyIsLive(b.json.apiKey)).toBe(true);
+
+    const blank = await runTs('src/cli/main.ts', ['organizations:create', '--name', '   '], env);
+    expect(blank.code).toBe(1);
+    expect(JSON.parse(blank.stdout.trim().split('\n').pop()!)).toMatchObject({
+      error: 'validation_error',
+      errors: [{ field: 'name', message: expect.stringContaining('not blank') }],
+    });
+    expect(blank.stderr).toMatch(/name: .*not blank/);
+
+    // A folder where the database file should be: the driver cannot open it.
+    const folder = mkdtempSync(join(tmpdir(), 'billing-not-a-file-'));
+    try {
+      const broken = await runTs('src/cli/main.ts', ['organizations:list'], {
+        ...env,
+        DATABASE_URL: `sqlite:${folder}`,
+      });
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(/^The command failed: /);
+      expect(broken.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(JSON.parse(broken.stdout.trim().split('\n').pop()!)).toMatchObject({
+        error: expect.stringMatching(/^(service_unavailable|internal_error)$/),
+        message: expect.any(String),
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('lists every organization, newest first, so a lost key can be traced to its own', async () => {
