@@ -167,8 +167,40 @@ export class AppValidationPipe extends ValidationPipe {
         throw ValidationFailedError.field(found.path || metadata.type, found.code, found.message);
       }
     }
-    return super.transform(value, metadata);
+    if (metadata.type !== 'body') return super.transform(value, metadata);
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      throw err instanceof ValidationFailedError ? withServerSetFields(err) : err;
+    }
   }
+}
+
+/**
+ * Fields every resource has and no request sets (docs/api.md §1): sent in a body they exist, so
+ * they are refused as fields that may not be set, with what decides them, not as unknown ones.
+ */
+const SERVER_SET_FIELDS: Record<string, string> = {
+  id: 'is assigned by the service when the resource is created',
+  object: 'is set by the service: it names the type of the resource',
+  livemode: 'follows the API key: a test-mode key works in test mode, a live-mode key in live mode',
+  createdAt: 'is set by the service when the resource is created',
+  updatedAt: 'is set by the service at each change',
+  deletedAt: 'is set by the service: DELETE the resource to delete it',
+};
+
+function withServerSetFields(err: ValidationFailedError): ValidationFailedError {
+  const errors = err.errors ?? [];
+  const serverSet = (e: FieldError) =>
+    e.code === 'unknown_field' && Object.hasOwn(SERVER_SET_FIELDS, e.field);
+  if (!errors.some(serverSet)) return err;
+  return new ValidationFailedError(
+    errors.map((e) =>
+      serverSet(e)
+        ? { field: e.field, code: 'field_not_allowed', message: SERVER_SET_FIELDS[e.field] }
+        : e,
+    ),
+  );
 }
 
 /** An unpaired UTF-16 surrogate: JSON allows it ("\ud800"), UTF-8 (and so both databases) cannot hold it. */

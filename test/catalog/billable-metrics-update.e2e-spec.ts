@@ -113,7 +113,7 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
       ],
       ['metadata', { metadata: { a: 1 } }, 'metadata', 'unknown_field'],
       ['an unknown field', { color: 'red' }, 'color', 'unknown_field'],
-      ['createdAt', { createdAt: '2026-01-01T00:00:00.000Z' }, 'createdAt', 'unknown_field'],
+      ['createdAt', { createdAt: '2026-01-01T00:00:00.000Z' }, 'createdAt', 'field_not_allowed'],
     ])(
       'rejects %s with a 400 naming the field and changes nothing',
       async (_l, body, field, code) => {

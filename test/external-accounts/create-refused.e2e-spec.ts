@@ -122,9 +122,11 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       ['organizationId as a number', { organizationId: 5 }, 'organizationId', 'invalid_type'],
       ['null organizationId', { organizationId: null }, 'organizationId', 'invalid_type'],
       ['an unknown field', { nickname: 'x' }, 'nickname', 'unknown_field'],
-      ['a status', { status: 'verified' }, 'status', 'unknown_field'],
-      ['an id', { id: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA' }, 'id', 'unknown_field'],
-      ['last4', { last4: '1234' }, 'last4', 'unknown_field'],
+      // Fields of the account that the service sets: refused as such, saying what sets them.
+      ['a status', { status: 'verified' }, 'status', 'field_not_allowed'],
+      ['a statusReason', { statusReason: 'because' }, 'statusReason', 'field_not_allowed'],
+      ['an id', { id: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA' }, 'id', 'field_not_allowed'],
+      ['last4', { last4: '1234' }, 'last4', 'field_not_allowed'],
     ])('rejects %s', async (_label, change, field, code) => {
       const before = await count();
       const body = usAccount(change);

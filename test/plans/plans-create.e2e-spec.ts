@@ -413,7 +413,7 @@ describe(`plans (${TEST_DIALECT})`, () => {
         [
           'an id',
           () => ({ ...base(), id: 'plan_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' }),
-          [{ field: 'id', code: 'unknown_field' }],
+          [{ field: 'id', code: 'field_not_allowed' }],
         ],
       ])('%s', async (_label, body, expected) => {
         const before = await countPlans();

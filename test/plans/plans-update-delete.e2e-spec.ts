@@ -149,7 +149,8 @@ describe(`plans (${TEST_DIALECT})`, () => {
       ['a bad tax rate', { tax: { rate: '100.5' } }, 'tax.rate', 'out_of_range'],
       ['an unknown tax key', { tax: { region: 'EU' } }, 'tax.region', 'unknown_field'],
       ['null prices', { prices: null }, 'prices', 'invalid_type'],
-      ['an unknown field', { deletedAt: null }, 'deletedAt', 'unknown_field'],
+      ['an unknown field', { colour: 'red' }, 'colour', 'unknown_field'],
+      ['deletedAt (set by DELETE)', { deletedAt: null }, 'deletedAt', 'field_not_allowed'],
     ])('rejects %s', async (_label, body, field, code) => {
       const plan = await createPlan(t, tenant, product.id);
       const res = await patch(plan.id, body);

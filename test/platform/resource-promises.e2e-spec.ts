@@ -135,5 +135,52 @@ describe.each(RESOURCES.map((r) => [r.name, r] as [string, ResourceKind]))(
       expect(replay.headers.location).toBe(first.headers.location);
       expect(replay.body).toEqual(first.body);
     });
+
+    it('refuses the fields the service sets, saying what sets them, and writes nothing', async () => {
+      const created = await create();
+      const total = async () =>
+        (await t.http().get(kind.path).set(tenant.auth).expect(200)).body.pagination.total;
+      const before = await total();
+      const sent: Record<string, unknown> = {
+        id: created.id,
+        object: created.object,
+        livemode: !created.livemode,
+        createdAt: created.createdAt,
+        updatedAt: created.updatedAt,
+        deletedAt: null,
+      };
+      for (const [field, value] of Object.entries(sent)) {
+        const post = await t
+          .http()
+          .post(kind.path)
+          .set(tenant.auth)
+          .send({ ...(await kind.createBody(t, tenant)), [field]: value });
+        expectErrorEnvelope(post, 400, 'validation_error', 'FIELD_NOT_ALLOWED');
+        expect(post.body.errors).toEqual([
+          { field, code: 'field_not_allowed', message: expect.stringMatching(/service|API key/) },
+        ]);
+        const patch = await t
+          .http()
+          .patch(`${kind.path}/${created.id}`)
+          .set(tenant.auth)
+          .send({ ...kind.change, [field]: value });
+        expectErrorEnvelope(patch, 400, 'validation_error', 'FIELD_NOT_ALLOWED');
+      }
+      expect(await total()).toBe(before);
+      const now = await t.http().get(`${kind.path}/${created.id}`).set(tenant.auth).expect(200);
+      // As created (a webhook endpoint's secret shows only in the create's answer).
+      const { secret: _shownOnce, ...shown } = created;
+      expect(now.body).toEqual(shown);
+      // Any other field the resource does not have is still unknown.
+      const unknown = await t
+        .http()
+        .post(kind.path)
+        .set(tenant.auth)
+        .send({ ...(await kind.createBody(t, tenant)), toString: 'x', colour: 'red' });
+      expectErrorEnvelope(unknown, 400, 'validation_error');
+      expect(unknown.body.errors.map((e: { code: string }) => e.code)).not.toContain(
+        'field_not_allowed',
+      );
+    });
   },
 );

@@ -373,6 +373,21 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });
 
+    it.each([
+      ['secret', 'whsec_x', /shown once/],
+      ['status', 'disabled', /starts "enabled"/],
+    ])('POST with %s: a field the service sets, refused as such', async (field, value, why) => {
+      const res = await t
+        .http()
+        .post('/v0/webhookEndpoints')
+        .set(acme.live.auth)
+        .send({ url: PUBLIC_URL, enabledEvents: ['*'], [field]: value });
+      expectErrorEnvelope(res, 400, 'validation_error', 'FIELD_NOT_ALLOWED');
+      expect(res.body.errors).toEqual([
+        { field, code: 'field_not_allowed', message: expect.stringMatching(why) },
+      ]);
+    });
+
     it.each<[string, unknown, [string, string][], RegExp]>([
       ['an object', { a: 1 }, [['enabledEvents', 'invalid_type']], /^must be an array$/],
       ['a string', 'plan.*', [['enabledEvents', 'invalid_type']], /^must be an array$/],

@@ -1,9 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString } from 'class-validator';
 import { IsCountryCode, IsCurrencyCode } from '../../common/iso';
 import { IsMerchantId } from '../../common/merchant';
 import { Metadata } from '../../common/metadata';
-import { IsMetadata, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
+import {
+  IsMetadata,
+  IsName,
+  IsOptionalNotNull,
+  NotAllowed,
+} from '../../common/validation/decorators';
 import { ACCOUNT_HOLDER_TYPES, AccountHolderType } from '../entities/external-bank-account.entity';
 
 export class CreateExternalAccountDto {
@@ -67,4 +72,17 @@ export class CreateExternalAccountDto {
   @IsMerchantId()
   @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG' })
   organizationId?: string;
+
+  // Fields of the account that a create may not send (docs/api.md §1: a 400 that says why).
+  @ApiHideProperty()
+  @NotAllowed('is set by the verification process: a new account starts as "pending"')
+  status?: never;
+
+  @ApiHideProperty()
+  @NotAllowed('is set by the verification process when it refuses an account')
+  statusReason?: never;
+
+  @ApiHideProperty()
+  @NotAllowed('is derived from accountNumber: send the whole number there')
+  last4?: never;
 }

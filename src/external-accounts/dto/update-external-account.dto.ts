@@ -111,4 +111,8 @@ export class UpdateExternalAccountDto {
     'is set by the verification process: send status "new" to submit the account for verification again',
   )
   statusReason?: never;
+
+  @ApiHideProperty()
+  @NotAllowed(BANK_DETAILS_FIXED)
+  last4?: never;
 }

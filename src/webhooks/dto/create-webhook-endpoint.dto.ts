@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -8,7 +8,12 @@ import {
   MaxLength,
 } from 'class-validator';
 import { Metadata } from '../../common/metadata';
-import { IsDescription, IsMetadata, IsOptionalNotNull } from '../../common/validation/decorators';
+import {
+  IsDescription,
+  IsMetadata,
+  IsOptionalNotNull,
+  NotAllowed,
+} from '../../common/validation/decorators';
 import { EVENT_PREFIXES, EVENT_TYPES } from '../../events/event-types';
 
 /** What `enabledEvents` may hold: event types, prefixes such as `plan.*`, or `*`. */
@@ -50,4 +55,15 @@ export class CreateWebhookEndpointDto {
   @IsMetadata()
   @ApiPropertyOptional({ example: { team: 'billing' } })
   metadata?: Metadata;
+
+  // Fields of the endpoint that a create may not send (docs/api.md §1: a 400 that says why).
+  @ApiHideProperty()
+  @NotAllowed(
+    'a new endpoint starts "enabled": PATCH /v0/webhookEndpoints/{id} with status "disabled" pauses it',
+  )
+  status?: never;
+
+  @ApiHideProperty()
+  @NotAllowed('is made by the service and shown once, in the answer to this request')
+  secret?: never;
 }
