@@ -14,10 +14,18 @@ const TYPES = {
     sqlite: { type: 'datetime', precision: undefined },
     postgres: { type: 'timestamptz', precision: 3 },
   },
-  /** Small JSON documents (metadata, price properties, event data): jsonb on PostgreSQL. */
+  /** Small JSON documents (metadata, price properties): jsonb on PostgreSQL. */
   json: {
     sqlite: { type: 'simple-json', precision: undefined },
     postgres: { type: 'jsonb', precision: undefined },
+  },
+  /**
+   * JSON documents shown as they were written (an event's data): json on PostgreSQL, which
+   * keeps the text, where jsonb would give the keys back in an order of its own.
+   */
+  jsonText: {
+    sqlite: { type: 'simple-json', precision: undefined },
+    postgres: { type: 'json', precision: undefined },
   },
 } as const satisfies Record<string, Record<DatabaseKind, ColumnOptions>>;
 
@@ -57,6 +65,17 @@ export function JsonColumn(
   options: Omit<ColumnOptions, 'type' | 'precision'> = {},
 ): PropertyDecorator {
   return dialectColumn('json', options);
+}
+
+/**
+ * A JSON document read back with its keys in the order written: `json` on PostgreSQL, JSON text
+ * (`simple-json`) on SQLite. For what is shown as it was recorded (an event's `data.object` is
+ * the resource exactly as GET showed it); nothing queries inside it.
+ */
+export function JsonTextColumn(
+  options: Omit<ColumnOptions, 'type' | 'precision'> = {},
+): PropertyDecorator {
+  return dialectColumn('jsonText', options);
 }
 
 /**

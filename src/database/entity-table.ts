@@ -115,7 +115,7 @@ const PLAIN_TYPES = new Set(['varchar', 'text', 'integer', 'int']);
 /**
  * How a column's non-null value is read, decided once per column. The driver's
  * prepareHydratedValue, except where its result is known to be the value itself (text and
- * integers; PostgreSQL's timestamptz and jsonb, which pg has already parsed) or a plain parse
+ * integers; PostgreSQL's timestamptz, json and jsonb, which pg has already parsed) or a plain parse
  * (SQLite's JSON text, and its datetime text in the one format TypeORM writes).
  */
 function hydratorFor(
@@ -131,7 +131,9 @@ function hydratorFor(
   if (dialect === 'postgres') {
     if (type === 'timestamptz')
       return (value) => (value instanceof Date ? value : viaDriver(value));
-    if (type === 'jsonb') return (value) => (typeof value === 'string' ? viaDriver(value) : value);
+    if (type === 'jsonb' || type === 'json') {
+      return (value) => (typeof value === 'string' ? viaDriver(value) : value);
+    }
     return viaDriver;
   }
   if (type === 'simple-json') {

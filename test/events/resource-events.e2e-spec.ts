@@ -63,6 +63,10 @@ describe(`the events of every resource's writes (${TEST_DIALECT})`, () => {
           request: { id: requestId, idempotencyKey: key },
           actor: { type: 'apiKey', id: tenant().apiKeyId },
         });
+        // Exactly as GET shows it, to the order of its keys (PostgreSQL's jsonb reordered them).
+        const one = await t.http().get(`/v0/events/${event.id}`).set(tenant().auth).expect(200);
+        expect(JSON.stringify(one.body.data.object)).toBe(shown.text);
+        expect(JSON.stringify(event.data.object)).toBe(shown.text);
         if (typeof body.accountNumber === 'string') {
           expect(JSON.stringify(event)).not.toContain(body.accountNumber);
         }

@@ -1,7 +1,8 @@
 /**
  * The migrations of each dialect, in order. A module that changes the schema adds one class to
  * each list (see docs/development.md, "Adding a module"); one whose SQL is the same on both databases
- * lives in portable/ and goes in both lists.
+ * lives in portable/ and goes in both lists; one that only one dialect needs (a PostgreSQL column
+ * type) goes in that dialect's list alone.
  */
 import { Foundation1763700000000 as SqliteFoundation } from './sqlite/1763700000000-foundation';
 import { Catalog1763700001000 as SqliteCatalog } from './sqlite/1763700001000-catalog';
@@ -28,6 +29,7 @@ import { Verification1763700013000 } from './portable/1763700013000-verification
 import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-webhook-attempts-succeeded';
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
+import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -66,4 +68,5 @@ export const postgresMigrations = [
   WebhookAttemptsSucceeded1763700015000,
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
+  EventsDataAsWritten1763700018000,
 ];

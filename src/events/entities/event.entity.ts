@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
-import { JsonColumn, TimestampColumn } from '../../database/column-types';
+import { JsonTextColumn, TimestampColumn } from '../../database/column-types';
 
 /** What `data` holds: the resource after the change, and the old values of what changed. */
 export interface EventData {
@@ -43,7 +43,8 @@ export class EventRecord {
   @Column({ type: 'varchar', length: 64 })
   resource: string;
 
-  @JsonColumn()
+  /** As recorded, keys in order (json on PostgreSQL, not jsonb: see JsonTextColumn). */
+  @JsonTextColumn()
   data: EventData;
 
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
