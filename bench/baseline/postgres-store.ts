@@ -26,6 +26,9 @@ import {
  * as TypeORM sends them. Reads take one pooled client per request, in one read-only snapshot as
  * the service's; writes run in one transaction with the row locks the service takes (FOR UPDATE).
  */
+/** How a read of several statements begins: one snapshot, as the service's `db.snapshot`. */
+const SNAPSHOT = 'START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY';
+
 export function postgresStore(url: string): Store {
   const pool = new Pool({
     connectionString: url,
@@ -38,10 +41,18 @@ export function postgresStore(url: string): Store {
     return (await client.query(numberedSql, params)).rows as Row[];
   };
 
-  async function inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * `work` in one transaction; begun with SNAPSHOT, a read of several statements in one snapshot,
+   * as the service runs the reads of a plan (the plan, its prices) and of a page (the page, its
+   * total, the prices).
+   */
+  async function inTransaction<T>(
+    work: (client: PoolClient) => Promise<T>,
+    begin = 'BEGIN',
+  ): Promise<T> {
     const client = await pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
       return result;
@@ -79,38 +90,19 @@ export function postgresStore(url: string): Store {
     }
   }
 
-  /**
-   * A read of several statements in one snapshot, as the service's `db.snapshot` runs the reads
-   * of a plan (the plan, its prices) and of a page (the page, its total, the prices).
-   */
-  async function inSnapshot<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
   return {
     async authenticate(keyHash) {
       const [row] = await q(pool, SQL.auth, [keyHash]);
       return row ? tenantOf(row) : null;
     },
     getPlan: (tenant, id) =>
-      inSnapshot(async (c) => {
+      inTransaction(async (c) => {
         const [plan] = await q(c, SQL.plan, [id, tenant.organizationId, tenant.livemode]);
         if (!plan) return null;
         return planView(plan, await q(c, SQL.pricesOfPlan, [id]));
-      }),
+      }, SNAPSHOT),
     listPlans: (tenant, limit, offset) =>
-      inSnapshot(async (c) => {
+      inTransaction(async (c) => {
         const scope = [tenant.organizationId, tenant.livemode];
         const plans = await q(c, SQL.planPage, [...scope, limit, offset]);
         const [{ cnt }] = await q(c, SQL.planCount, scope);
@@ -128,7 +120,7 @@ export function postgresStore(url: string): Store {
           data: plans.map((p) => planView(p, byPlan.get(p.id)!)),
           pagination: { limit, offset, total: Number(cnt) },
         };
-      }),
+      }, SNAPSHOT),
     patchAccountMetadata: (tenant, id, patch) =>
       inTransaction(async (c) => {
         const [row] = await q(c, `${SQL.account} FOR UPDATE`, [

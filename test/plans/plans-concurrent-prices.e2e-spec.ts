@@ -70,6 +70,12 @@ describe(`plans and concurrent writes of their prices (${TEST_DIALECT})`, () => 
   });
   afterEach(() => jest.restoreAllMocks());
 
+  const planOf = (productId: string, prices: string[]) => ({
+    name: 'Pro',
+    productId,
+    billingInterval: 'monthly',
+    prices,
+  });
   const renamePrice = (id: string, name: string) =>
     outside.run('UPDATE "prices" SET "invoice_display_name" = ? WHERE "id" = ?', [name, id]);
   const getPrice = async (id: string) =>
@@ -120,12 +126,7 @@ describe(`plans and concurrent writes of their prices (${TEST_DIALECT})`, () => 
         .http()
         .post('/v0/plans')
         .set(tenant.auth)
-        .send({
-          name: 'Pro',
-          productId: product.id,
-          billingInterval: 'monthly',
-          prices: [price.id],
-        }),
+        .send(planOf(product.id, [price.id])),
     );
     expect(res.status).toBe(201);
     const now = await getPrice(price.id);
