@@ -112,7 +112,9 @@ function checkRoutingNumber(country: string, raw: string): string | FieldError {
         ? raw.replace(/[- ]/g, '')
         : invalid('must be a 6-digit sort code, such as "108800" or "10-88-00"');
     case 'CA':
-      // Transit and institution numbers: "11000000", "011000000" (EFT form) or "11000-000".
+      // Transit (5 digits) and institution (3) numbers: "11000000" or "11000-000"; or 9 digits,
+      // which takes the EFT form ("0" + institution + transit: "000011000" for 11000-000). Stored
+      // as written, less the hyphen: one account written in both forms is not seen as one.
       return /^([0-9]{8,9}|[0-9]{5}-[0-9]{3})$/.test(raw)
         ? raw.replace('-', '')
         : invalid('must be 8-9 digits (transit and institution number), such as "11000000"');
