@@ -192,6 +192,8 @@ export class Database {
       } catch (err) {
         const code = driverCode(err);
         if (attempt >= 3 || !code || !RETRYABLE_POSTGRES.has(code)) throw err;
+        // A random pause, so that the transactions that collided do not collide again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
       }
     }
   }

@@ -139,7 +139,7 @@ export class PlansService {
       return lockedUpdate({
         load: async () => {
           const plan = await this.plans.find(m, caller.principal, id, true);
-          if (plan) prices = await this.prices.ofPlan(m, plan.id, true);
+          if (plan) prices = await this.prices.ofPlanForWrite(m, plan.id, priceIds);
           return plan;
         },
         notFound: () => new NotFoundError('plan', id),
@@ -182,7 +182,7 @@ export class PlansService {
   async remove(caller: Caller, id: string, ifMatch?: string): Promise<PlanResponse> {
     return this.db.transaction(async (m) => {
       const plan = await this.find(m, caller.principal, id, true);
-      const prices = await this.prices.ofPlan(m, plan.id, true);
+      const prices = await this.prices.ofPlanForWrite(m, plan.id);
       if (plan.deletedAt) return toPlanResponse(plan, prices);
       assertIfMatch(ifMatch, toPlanResponse(plan, prices));
 

@@ -67,20 +67,38 @@ export class PricesRepository {
     await m.update(Price, { planId, deletedAt: IsNull() }, { deletedAt: now, updatedAt: now });
   }
 
-  /**
-   * The prices of a plan, in plan order; locked on PostgreSQL when `lock` is set (a plan write
-   * builds its answer and events from them, so a concurrent price PATCH must land before it
-   * reads them or wait for it).
-   */
-  async ofPlan(m: EntityManager, planId: string, lock = false): Promise<Price[]> {
+  /** The prices of a plan, in plan order. */
+  async ofPlan(m: EntityManager, planId: string): Promise<Price[]> {
     const text = this.statement(
-      lock ? 'ofPlanForUpdate' : 'ofPlan',
+      'ofPlan',
       0,
       () =>
-        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC` +
-        this.forUpdate(lock),
+        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
     );
     return this.fromRows(await this.db.rows(m, text, [planId]));
+  }
+
+  /**
+   * The prices of a plan, in plan order, for a write of the plan: on PostgreSQL they are locked,
+   * with the prices `listed` (those the write will take), in one statement and in the order of
+   * their ids, as every plan write locks prices, so that two plan writes that want each other's
+   * prices queue instead of deadlocking. A plan write builds its answer and its events from these
+   * rows, so a concurrent price PATCH must land before it reads them or wait for it. The caller
+   * holds the plan's row lock, so no other write adds a price to the plan meanwhile.
+   */
+  async ofPlanForWrite(m: EntityManager, planId: string, listed: string[] = []): Promise<Price[]> {
+    if (!this.db.isPostgres) return this.ofPlan(m, planId);
+    const text = this.statement(
+      'ofPlanForWrite',
+      listed.length,
+      (n) =>
+        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ?` +
+        (n > 0 ? ` OR "id" IN (${placeholders(n)})` : '') +
+        ' ORDER BY "id" FOR UPDATE',
+    );
+    return this.fromRows(await this.db.rows(m, text, [planId, ...listed]))
+      .filter((p) => p.planId === planId)
+      .sort((a, b) => (a.planPosition ?? 0) - (b.planPosition ?? 0));
   }
 
   /** The prices of several plans, each plan's in plan order. */
