@@ -56,33 +56,32 @@ export class PlansService {
     if (!isIdOf(ID_PREFIXES.product, dto.productId)) throw productNotFound(dto.productId);
     const priceIds = checkPriceIdList(dto.prices ?? []);
 
-    const plan: Plan = {
-      id: newId(ID_PREFIXES.plan),
-      organizationId: tenant.organizationId,
-      livemode: tenant.livemode,
-      productId: dto.productId,
-      name: dto.name,
-      invoiceDisplayName: dto.invoiceDisplayName ?? dto.name,
-      description: normalizeDescription(dto.description),
-      billingInterval: dto.billingInterval,
-      currency: dto.currency ?? 'USD',
-      taxBehavior: dto.tax?.behavior ?? 'exclusive',
-      taxCode: dto.tax?.code ?? null,
-      taxRate: dto.tax?.rate ?? '0',
-      createdAt: new Date(0),
-      updatedAt: new Date(0),
-      deletedAt: null,
-    };
     return this.db.transaction(async (m) => {
-      if (!(await this.catalog.hasProduct(m, tenant, plan.productId))) {
-        throw productNotFound(plan.productId);
+      if (!(await this.catalog.hasProduct(m, tenant, dto.productId))) {
+        throw productNotFound(dto.productId);
       }
       // Locked: the answer and the events show these prices as they are when taken.
       const found = await this.loadPrices(m, tenant, priceIds, true);
-      assertPricesUsable(priceIds, found, plan.productId, null);
+      assertPricesUsable(priceIds, found, dto.productId, null);
       // Once the prices are locked, so that no price's updatedAt goes back in time.
       const now = new Date();
-      plan.createdAt = plan.updatedAt = now;
+      const plan: Plan = {
+        id: newId(ID_PREFIXES.plan),
+        organizationId: tenant.organizationId,
+        livemode: tenant.livemode,
+        productId: dto.productId,
+        name: dto.name,
+        invoiceDisplayName: dto.invoiceDisplayName ?? dto.name,
+        description: normalizeDescription(dto.description),
+        billingInterval: dto.billingInterval,
+        currency: dto.currency ?? 'USD',
+        taxBehavior: dto.tax?.behavior ?? 'exclusive',
+        taxCode: dto.tax?.code ?? null,
+        taxRate: dto.tax?.rate ?? '0',
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null,
+      };
       await this.plans.insert(m, plan);
       const prices = priceIds.map((id) => found.get(id)!);
       const pricesBefore = prices.map(toPriceResponse);

@@ -126,8 +126,8 @@ export class PricesRepository {
       ids.length,
       (n) =>
         `SELECT ${this.table.columnList()} FROM "prices" WHERE "id" IN (${placeholders(n)})` +
-        (lock && this.db.isPostgres ? ' ORDER BY "id"' : '') +
-        this.forUpdate(lock),
+        // The row locks of a read-modify-write: PostgreSQL only (SQLite serializes writes).
+        (lock && this.db.isPostgres ? ' ORDER BY "id" FOR UPDATE' : ''),
     );
     return this.fromRows(await this.db.rows(m, text, ids)).filter(
       (p) => p.organizationId === tenant.organizationId && p.livemode === tenant.livemode,
@@ -183,11 +183,6 @@ export class PricesRepository {
         `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
       [this.table.param('updatedAt', now), ...ids, planId],
     );
-  }
-
-  /** The row lock of a read-modify-write: PostgreSQL only (SQLite serializes writes). */
-  private forUpdate(lock: boolean): string {
-    return lock && this.db.isPostgres ? ' FOR UPDATE' : '';
   }
 
   private fromRows(rows: Record<string, unknown>[]): Price[] {
