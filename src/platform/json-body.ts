@@ -2,6 +2,7 @@ import { MIMEType } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../common/errors';
 import { withInexactNumbersMarked } from '../common/json-numbers';
+import { timesSent } from '../common/raw-headers';
 
 /** docs/api.md §6: request bodies are at most 100 KB. */
 export const BODY_LIMIT_BYTES = 100 * 1024;
@@ -44,8 +45,11 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
     'application/json',
     { parseAs: 'buffer' },
     (request, bytes, done) => {
-      const charsetError = unsupportedCharset(request.headers['content-type']);
-      if (charsetError) return done(charsetError, undefined);
+      const headerError =
+        ambiguousContentType(request.raw.rawHeaders) ??
+        (bytes.length > 0 ? unsupportedEncoding(request.headers['content-encoding']) : undefined) ??
+        unsupportedCharset(request.headers['content-type']);
+      if (headerError) return done(headerError, undefined);
       let body: string;
       try {
         body = STRICT_UTF8.decode(bytes as Buffer);
@@ -115,6 +119,42 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** The labels of UTF-8 a client may name in `charset` (WHATWG Encoding), in lower case. */
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 
+function unsupportedMediaType(message: string): ApiError {
+  return new ApiError('unsupported_media_type', message, { code: 'UNSUPPORTED_MEDIA_TYPE' });
+}
+
+/**
+ * A 415 for Content-Type sent twice, or a charset named twice in it: Node keeps the first header
+ * and MIMEType the first parameter, so the body would be read as one of two declared types and
+ * a proxy that keeps the last could have checked the other (as with Authorization, b055eb1).
+ */
+function ambiguousContentType(rawHeaders: string[]): ApiError | undefined {
+  let contentType: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() === 'content-type') contentType = rawHeaders[i + 1];
+  }
+  const twice =
+    timesSent(rawHeaders, 'content-type') > 1 ||
+    (contentType?.match(/;\s*charset\s*=/gi)?.length ?? 0) > 1;
+  return twice
+    ? unsupportedMediaType(
+        'Content-Type must be sent once, naming one charset: send Content-Type: application/json',
+      )
+    : undefined;
+}
+
+/**
+ * A 415 for a compressed body (RFC 9110 §8.4.1: a content coding the server does not accept).
+ * Without it a gzip body would be read as text (a misleading MALFORMED_JSON), and plain JSON
+ * that claims a coding would be taken as it is.
+ */
+function unsupportedEncoding(contentEncoding: string | undefined): ApiError | undefined {
+  if (contentEncoding === undefined || /^\s*identity\s*$/i.test(contentEncoding)) return undefined;
+  return unsupportedMediaType(
+    'Request bodies must not be compressed: send the JSON without Content-Encoding',
+  );
+}
+
 /**
  * A 415 for a JSON body declared in a charset other than UTF-8 (docs/api.md §1: bodies are
  * `application/json; charset=utf-8`); no charset means UTF-8 (RFC 8259).
@@ -130,9 +170,7 @@ function unsupportedCharset(contentType: string | undefined): ApiError | undefin
     charset = '(unreadable)';
   }
   if (charset === null || UTF8_LABELS.has(charset.toLowerCase())) return undefined;
-  return new ApiError(
-    'unsupported_media_type',
+  return unsupportedMediaType(
     'Request bodies must be JSON in UTF-8: send Content-Type: application/json (or application/json; charset=utf-8)',
-    { code: 'UNSUPPORTED_MEDIA_TYPE' },
   );
 }

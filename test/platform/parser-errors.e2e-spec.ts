@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { TestTenant } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { ListeningApp, startListeningApp } from '../helpers/reliability/fixtures';
@@ -200,6 +201,58 @@ describe(`requests refused before routing (${TEST_DIALECT})`, () => {
       const { responses } = await exchange(port, post(body, 'application/json'));
       expectRawEnvelope(responses[0], 400, 'validation_error', 'MALFORMED_JSON');
       expect(responses[0].body.message).toContain('UTF-8');
+      expect(await products()).toBe(before);
+    });
+  });
+
+  describe('headers that make the body ambiguous', () => {
+    it.each([
+      ['gzip, with a gzip body', 'gzip', gzipSync('{"name":"gz"}')],
+      ['gzip, with a plain body', 'gzip', Buffer.from('{"name":"gz"}')],
+      ['br', 'br', Buffer.from('{"name":"br"}')],
+      ['deflate', 'Deflate', Buffer.from('{"name":"deflate"}')],
+      ['two codings', 'gzip, identity', Buffer.from('{"name":"two"}')],
+    ])('refuses Content-Encoding: %s with 415, storing nothing', async (_, coding, body) => {
+      const before = await products();
+      const { responses } = await exchange(
+        port,
+        post(body, 'application/json', `Content-Encoding: ${coding}\r\n`),
+      );
+      expectRawEnvelope(responses[0], 415, 'unsupported_media_type', 'UNSUPPORTED_MEDIA_TYPE');
+      expect(responses[0].body.message).toContain('Content-Encoding');
+      expect(await products()).toBe(before);
+    });
+
+    it('takes Content-Encoding: identity as no coding', async () => {
+      const { responses } = await exchange(
+        port,
+        post('{"name":"identity"}', 'application/json', 'Content-Encoding: identity\r\n'),
+      );
+      expect(responses[0].status).toBe(201);
+      expect(responses[0].body.name).toBe('identity');
+    });
+
+    it.each([
+      ['application/json, then text/plain', 'application/json', 'text/plain'],
+      ['text/plain, then application/json', 'text/plain', 'application/json'],
+      ['application/json twice', 'application/json', 'application/json'],
+    ])('refuses Content-Type sent twice (%s) with 415, in either order', async (_, one, two) => {
+      const before = await products();
+      const { responses } = await exchange(
+        port,
+        post('{"name":"twice"}', one, `Content-Type: ${two}\r\n`),
+      );
+      expectRawEnvelope(responses[0], 415, 'unsupported_media_type');
+      expect(await products()).toBe(before);
+    });
+
+    it('refuses a Content-Type naming two charsets with 415', async () => {
+      const before = await products();
+      const { responses } = await exchange(
+        port,
+        post('{"name":"two"}', 'application/json; charset=utf-8; charset=latin1'),
+      );
+      expectRawEnvelope(responses[0], 415, 'unsupported_media_type', 'UNSUPPORTED_MEDIA_TYPE');
       expect(await products()).toBe(before);
     });
   });
