@@ -19,10 +19,22 @@ export function etagOfJson(json: string): string {
   return `"${hash('sha256', json, 'base64url').slice(0, 32)}"`;
 }
 
-/** Throws 412 precondition_failed when an If-Match header does not match the current view. */
+/**
+ * Throws 412 precondition_failed when an If-Match header does not match the current view. An
+ * empty If-Match lists no tag, so it matches nothing (RFC 9110 §13.1.1): a client that sends the
+ * header means the write to be conditional, and an empty value is most likely an ETag it failed
+ * to read (`If-Match: $ETAG` with ETAG unset), which must not become an unconditional write.
+ */
 export function assertIfMatch(ifMatch: string | undefined, currentView: unknown): void {
   if (ifMatch === undefined) return;
   const tags = ifMatch.split(',').map((t) => t.trim());
+  if (tags.every((t) => t === '')) {
+    throw new ApiError(
+      'precondition_failed',
+      'If-Match is empty, so it matches no version of the resource: send the ETag you read, or leave the header out for an unconditional write',
+      { code: 'ETAG_MISMATCH' },
+    );
+  }
   if (tags.includes('*') || tags.includes(etagOf(currentView))) return;
   throw new ApiError(
     'precondition_failed',

@@ -3,10 +3,10 @@ import type { FastifyRequest } from 'fastify';
 
 export { assertIfMatch, etagOf, etagOfJson } from '../common/etag';
 
-/** The If-Match request header, or undefined. */
+/** The If-Match request header (empty when sent empty: see assertIfMatch), or undefined. */
 export const IfMatch = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): string | undefined => {
     const value = ctx.switchToHttp().getRequest<FastifyRequest>().headers['if-match'];
-    return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+    return typeof value === 'string' ? value : undefined;
   },
 );

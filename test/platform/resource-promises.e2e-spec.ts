@@ -79,6 +79,30 @@ describe.each(RESOURCES.map((r) => [r.name, r] as [string, ResourceKind]))(
         .expect(200);
     });
 
+    it('answers 412 to an empty If-Match (no tag matches), on PATCH and DELETE', async () => {
+      const { id } = await create();
+      const before = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+      for (const empty of ['', ' ', ' , ']) {
+        const patch = await t
+          .http()
+          .patch(`${kind.path}/${id}`)
+          .set(tenant.auth)
+          .set('If-Match', empty)
+          .send(kind.change);
+        expectErrorEnvelope(patch, 412, 'precondition_failed');
+        if (kind.deletable) {
+          const del = await t
+            .http()
+            .delete(`${kind.path}/${id}`)
+            .set(tenant.auth)
+            .set('If-Match', empty);
+          expectErrorEnvelope(del, 412, 'precondition_failed');
+        }
+      }
+      const after = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+      expect(after.body).toEqual(before.body);
+    });
+
     it('answers 304 without a body to If-None-Match with the current ETag', async () => {
       const { id } = await create();
       const first = await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
