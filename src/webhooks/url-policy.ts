@@ -56,12 +56,14 @@ export function urlProblem(raw: string, allowPrivateNetworks: boolean): string |
 const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
 /** The scheme, `//` and the first character of the host, as a URL is written in full. */
 const WRITTEN_IN_FULL = /^https?:\/\/[^/]/i;
+/** An `@` in the authority: user information, even empty (`https://@host`, `https://:@host`). */
+const USER_INFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
 
 /**
  * Why the text of a URL that passes `urlProblem` is not the URL that would be called, or null:
  * checked when an endpoint is saved. Refused is whatever WHATWG URL parsing would strip, repair
  * or leave out of the request: white space and control characters (at either end or inside), a
- * `#` (an empty fragment too), backslashes, and `https:/host` or any other form without `//` and
+ * `#` (an empty fragment too), an `@` before the host (empty user information), backslashes, and `https:/host` or any other form without `//` and
  * the host right after the scheme. What passes differs from the URL called at most in spelling
  * (the case of scheme and host, a default port, dot segments), and is stored as `normalizedUrl`.
  */
@@ -71,6 +73,7 @@ export function urlTextProblem(raw: string): string | null {
   }
   if (raw.includes('\\')) return 'must not hold a backslash';
   if (raw.includes('#')) return 'must not have a #fragment, not even an empty one';
+  if (USER_INFO.test(raw)) return 'must not hold a user name or password, not even an empty one';
   if (!WRITTEN_IN_FULL.test(raw)) {
     return `must begin with "${new URL(raw).protocol}//" and then the host`;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { NotFoundError } from '../common/errors';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { toListResponse, ListResponse } from '../common/dto/list-query.dto';
 import { assertIfMatch } from '../platform/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
@@ -24,7 +24,7 @@ import {
   toWebhookEndpointResponse,
 } from './dto/webhook-endpoint.response';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
-import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { MAX_URL_LENGTH, WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { ListQueryDto } from '../common/dto/list-query.dto';
 import { checkEnabledEvents } from './enabled-events';
 import { SecretBox, newSigningSecret } from './secret-box';
@@ -326,7 +326,15 @@ export class WebhookEndpointsService {
     const allow = this.config.webhooks.allowPrivateNetworks;
     const problem = urlProblem(url, allow) ?? urlTextProblem(url);
     if (problem !== null) throw new InvalidWebhookUrlError(problem);
-    if (allow) return normalizedUrl(url);
+    const called = normalizedUrl(url);
+    if (called.length > MAX_URL_LENGTH) {
+      throw ValidationFailedError.field(
+        'url',
+        'too_long',
+        `must be at most ${MAX_URL_LENGTH} characters as it is called, with characters such as "<", ">" and "é" percent-encoded (this one is ${called.length})`,
+      );
+    }
+    if (allow) return called;
     const host = hostOf(new URL(url));
     try {
       await resolvePublic(host);
@@ -337,7 +345,7 @@ export class WebhookEndpointsService {
           : `must name a host that resolves (${host} did not)`,
       );
     }
-    return normalizedUrl(url);
+    return called;
   }
 
   /** A live endpoint of the caller's organization and mode, or 404 (also for a malformed id). */

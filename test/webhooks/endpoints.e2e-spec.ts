@@ -435,6 +435,8 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
       ['https://2130706433/hooks', 'internal'],
       ['https://localhost/hooks', 'internal'],
       ['https://user:pw@93.184.216.34/hooks', 'password'],
+      ['https://:@93.184.216.34/hooks', 'password'],
+      ['https://@93.184.216.34/hooks', 'password'],
       ['https://[::127.0.0.1]/hooks', 'internal'],
       ['https://[::a00:1]/hooks', 'internal'],
       ['https://[::5db8:d822]/hooks', 'internal'],
@@ -460,6 +462,37 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
         .send({ url, enabledEvents: ['*'] });
       expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_WEBHOOK_URL');
       expect(res.body.errors[0].message).toContain(why);
+    });
+
+    it('refuses a URL longer than 2,048 characters as it is called, on POST and PATCH', async () => {
+      // 822 characters as sent, 2,422 once "<" and ">" are percent-encoded: the URL called and
+      // stored. PostgreSQL's column would have refused it with a 500; SQLite stored it.
+      const url = `https://93.184.216.34/${'<>'.repeat(400)}`;
+      const tooLong = [
+        { field: 'url', code: 'too_long', message: expect.stringContaining('2422') },
+      ];
+      const post = await t
+        .http()
+        .post('/v0/webhookEndpoints')
+        .set(acme.live.auth)
+        .send({ url, enabledEvents: ['*'] });
+      expectErrorEnvelope(post, 400, 'validation_error');
+      expect(post.body.errors).toEqual(tooLong);
+      const created = await create(acme.live.auth);
+      const patch = await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${created.id}`)
+        .set(acme.live.auth)
+        .send({ url: `https://93.184.216.34/${'é'.repeat(400)}` });
+      expectErrorEnvelope(patch, 400, 'validation_error');
+      expect(patch.body.errors).toEqual([
+        { field: 'url', code: 'too_long', message: expect.stringContaining('2422') },
+      ]);
+      const read = await t.http().get(`/v0/webhookEndpoints/${created.id}`).set(acme.live.auth);
+      expect(read.body).toEqual({ ...created, secret: undefined });
+      // Exactly 2,048 as called is accepted.
+      const longest = `https://93.184.216.34/${'a'.repeat(2048 - 'https://93.184.216.34/'.length)}`;
+      expect((await create(acme.live.auth, { url: longest })).url).toBe(longest);
     });
 
     it('stores the URL as it is called', async () => {

@@ -15,6 +15,7 @@ import {
   NotAllowed,
 } from '../../common/validation/decorators';
 import { EVENT_PREFIXES, EVENT_TYPES } from '../../events/event-types';
+import { MAX_URL_LENGTH } from '../entities/webhook-endpoint.entity';
 
 /** What `enabledEvents` may hold: event types, prefixes such as `plan.*`, or `*`. */
 export const EVENT_SELECTORS = ['*', ...EVENT_PREFIXES, ...EVENT_TYPES];
@@ -25,8 +26,8 @@ export const SELECTOR_MESSAGE =
 export class CreateWebhookEndpointDto {
   /** Where events are POSTed: an https:// URL on a public address. */
   @IsString()
-  @MaxLength(2048, { context: { code: 'too_long' } })
-  @ApiProperty({ example: 'https://example.com/webhooks/billing', maxLength: 2048 })
+  @MaxLength(MAX_URL_LENGTH, { context: { code: 'too_long' } })
+  @ApiProperty({ example: 'https://example.com/webhooks/billing', maxLength: MAX_URL_LENGTH })
   url: string;
 
   /** The events sent: types, prefixes such as `plan.*`, or `["*"]` for all; each once. */

@@ -16,13 +16,14 @@ import {
   NotAllowed,
 } from '../../common/validation/decorators';
 import { ENDPOINT_STATUSES, EndpointStatus } from '../entities/webhook-endpoint.entity';
+import { MAX_URL_LENGTH } from '../entities/webhook-endpoint.entity';
 
 /** PATCH body: every field optional; an empty body changes nothing. */
 export class UpdateWebhookEndpointDto {
   /** A new https:// URL on a public address. */
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(2048, { context: { code: 'too_long' } })
+  @MaxLength(MAX_URL_LENGTH, { context: { code: 'too_long' } })
   @ApiPropertyOptional({ example: 'https://example.com/webhooks/billing' })
   url?: string;
 

@@ -7,6 +7,13 @@ export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
 /**
+ * The longest URL an endpoint may have (its column's length), counted as it is called: WHATWG
+ * serialization percent-encodes characters such as `<`, `>` and `é`, so the URL stored can be
+ * several times longer than the text sent.
+ */
+export const MAX_URL_LENGTH = 2048;
+
+/**
  * Where an organization's events of one mode are pushed (docs/api.md §5.7). The signing
  * secrets are stored encrypted (SecretBox); after a rotation the previous one signs too until
  * `previousSecretExpiresAt`. `failingSince` is the first failed attempt since the last success:
@@ -34,7 +41,7 @@ export class WebhookEndpoint {
   @Column({ type: 'boolean' })
   livemode: boolean;
 
-  @Column({ type: 'varchar', length: 2048 })
+  @Column({ type: 'varchar', length: MAX_URL_LENGTH })
   url: string;
 
   @JsonColumn({ name: 'enabled_events' })
