@@ -381,6 +381,19 @@ describe(`products (${TEST_DIALECT})`, () => {
       expect(Object.keys(fieldErrors(res))).toEqual([field]);
     });
 
+    it.each([
+      ['limit=101', 'limit', 'out_of_range'],
+      ['limit=1000000000000000', 'limit', 'out_of_range'],
+      ['limit=99999999999999999999', 'limit', 'out_of_range'],
+      ['limit=-99999999999999999999', 'limit', 'out_of_range'],
+      ['offset=99999999999999999999', 'offset', 'out_of_range'],
+      ['limit=1e1', 'limit', 'invalid_type'],
+    ])('answers ?%s with %s %s, however many digits', async (query, field, code) => {
+      const res = await list(lister, `?${query}`);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual([{ field, code, message: expect.any(String) }]);
+    });
+
     it('filters by your own merchantId', async () => {
       const res = await list(lister, `?merchantId=${lister.organizationId}&limit=100`).expect(200);
       expect(res.body.pagination.total).toBe(12);

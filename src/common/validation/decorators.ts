@@ -178,15 +178,21 @@ export function ToBoolean(): PropertyDecorator {
   );
 }
 
-/** Query strings: a whole decimal number becomes a number; anything else becomes NaN and fails. */
+/**
+ * Query strings: a whole decimal number becomes a number; anything else becomes NaN and fails
+ * as the wrong type. A whole number too long to be exact (over 15 digits) becomes the largest
+ * safe integer of its sign, which is out of every range (`limit=99999999999999999999` is
+ * `out_of_range` like `limit=101`, not a wrong type).
+ */
 export function ToInteger(): PropertyDecorator {
-  return Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^-?\d{1,15}$/.test(value)
-      ? Number(value)
-      : value === undefined
-        ? undefined
-        : NaN,
-  );
+  return Transform(({ value }: { value: unknown }) => {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !/^-?\d+$/.test(value)) return NaN;
+    const negative = value.startsWith('-');
+    return value.length - (negative ? 1 : 0) > 15
+      ? (negative ? -1 : 1) * Number.MAX_SAFE_INTEGER
+      : Number(value);
+  });
 }
 
 /** The shape of every id of one prefix (docs/api.md §1). */
