@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { code as currency, codes as currencyCodes, data as currencyData } from 'currency-codes';
-import { NOT_MONEY_CURRENCY_CODES, isCurrencyCode } from './iso';
+import { ISO_4217_SINCE_LIBRARY, NOT_MONEY_CURRENCY_CODES, isCurrencyCode } from './iso';
 
 describe('isCurrencyCode (docs/api.md §1: existing ISO 4217 codes of currencies)', () => {
   it.each(['USD', 'EUR', 'JPY', 'GBP', 'CHF', 'XAF', 'XOF', 'XPF', 'XCD', 'BOB', 'CLP', 'UYU'])(
@@ -23,6 +23,18 @@ describe('isCurrencyCode (docs/api.md §1: existing ISO 4217 codes of currencies
 
   it.each(['usd', 'XYZ', 'US', 'USDX', '', ' USD', 840, null, undefined])('refuses %j', (value) => {
     expect(isCurrencyCode(value)).toBe(false);
+  });
+
+  it('accepts XCG, issued in 2025, and refuses ANG, the code it replaced', () => {
+    expect(isCurrencyCode('XCG')).toBe(true);
+    expect(isCurrencyCode('ANG')).toBe(false);
+  });
+
+  it('applies only the changes to ISO 4217 that currency-codes does not have yet', () => {
+    // When this fails, the library has caught up: drop the entry from ISO_4217_SINCE_LIBRARY.
+    const known = new Set(currencyCodes());
+    expect(ISO_4217_SINCE_LIBRARY.added.filter((c) => known.has(c))).toEqual([]);
+    expect(ISO_4217_SINCE_LIBRARY.withdrawn.filter((c) => !known.has(c))).toEqual([]);
   });
 
   it('lists only codes the ISO 4217 list of currency-codes has', () => {
