@@ -265,6 +265,25 @@ describe(`plans (${TEST_DIALECT})`, () => {
           () => ({ ...base(), billingInterval: 'MONTHLY' }),
           [{ field: 'billingInterval', code: 'invalid_value' }],
         ],
+        ...[1, true, ['monthly'], { every: 'month' }].map(
+          (value): [string, () => Record<string, unknown>, { field: string; code: string }[]] => [
+            `billingInterval ${JSON.stringify(value)}, not a string`,
+            () => ({ ...base(), billingInterval: value }),
+            [{ field: 'billingInterval', code: 'invalid_type' }],
+          ],
+        ),
+        ...[840, true, ['USD']].map(
+          (value): [string, () => Record<string, unknown>, { field: string; code: string }[]] => [
+            `currency ${JSON.stringify(value)}, not a string`,
+            () => ({ ...base(), currency: value }),
+            [{ field: 'currency', code: 'invalid_type' }],
+          ],
+        ),
+        [
+          'tax behavior 1, not a string',
+          () => ({ ...base(), tax: { behavior: 1 } }),
+          [{ field: 'tax.behavior', code: 'invalid_type' }],
+        ],
         [
           'currency XYZ',
           () => ({ ...base(), currency: 'XYZ' }),

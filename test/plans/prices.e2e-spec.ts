@@ -150,6 +150,11 @@ describe(`prices (${TEST_DIALECT})`, () => {
         [{ field: 'model', code: 'invalid_value' }],
       ],
       [
+        'a model that is not a string',
+        () => validBody({ model: 1 }),
+        [{ field: 'model', code: 'invalid_type' }],
+      ],
+      [
         'a model in upper case',
         () => validBody({ model: 'STANDARD' }),
         [{ field: 'model', code: 'invalid_value' }],

@@ -53,12 +53,14 @@ export class CreatePlanDto {
   productId: string;
 
   /** How often the plan bills. */
+  @IsString()
   @IsIn(BILLING_INTERVALS)
   @ApiProperty({ enum: BILLING_INTERVALS, example: 'monthly' })
   billingInterval: BillingInterval;
 
   /** ISO 4217 code in upper case, default `USD`; never changes. */
   @IsOptionalNotNull()
+  @IsString()
   @IsCurrencyCode()
   @ApiPropertyOptional({ example: 'USD', default: 'USD' })
   currency?: string;

@@ -19,6 +19,7 @@ export class CreatePriceDto {
   billableMetricId: string;
 
   /** The pricing model; it decides the shape of `properties` and never changes. */
+  @IsString()
   @IsIn(PRICE_MODELS)
   @ApiProperty({ enum: PRICE_MODELS, example: 'standard' })
   model: PriceModel;

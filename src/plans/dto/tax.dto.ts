@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, registerDecorator } from 'class-validator';
+import { IsIn, IsOptional, registerDecorator, IsString } from 'class-validator';
 import { compareDecimals, fractionDigits, isDecimalString } from '../../common/money/decimal';
 import { IsDecimalString, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { TAX_BEHAVIORS, TaxBehavior } from '../entities/plan.entity';
@@ -42,6 +42,7 @@ function IsTaxRateRange(): PropertyDecorator {
 export class TaxDto {
   /** `exclusive`: tax is added on top of prices (default); `inclusive`: prices include tax. */
   @IsOptionalNotNull()
+  @IsString()
   @IsIn(TAX_BEHAVIORS)
   @ApiPropertyOptional({ enum: TAX_BEHAVIORS, example: 'exclusive' })
   behavior?: TaxBehavior;

@@ -1,6 +1,14 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsObject,
+  IsOptional,
+  ValidateNested,
+  IsString,
+} from 'class-validator';
 import {
   IsDescription,
   IsName,
@@ -33,6 +41,7 @@ export class UpdatePlanDto {
   description?: string | null;
 
   @IsOptionalNotNull()
+  @IsString()
   @IsIn(BILLING_INTERVALS)
   @ApiPropertyOptional({ enum: BILLING_INTERVALS, example: 'yearly' })
   billingInterval?: BillingInterval;
