@@ -65,4 +65,33 @@ describe(`verification across a restart (${TEST_DIALECT})`, () => {
     },
     180_000,
   );
+
+  it('drains a backlog of several claims as its verifications end, not one claim per poll interval', async () => {
+    // 50 accounts due at once, two and a half claims (VERIFICATION_BATCH is 20), and a poll
+    // interval of a minute: the second claim must follow the end of the first one's
+    // verifications. Before, a poll that found no room waited the whole interval, so a backlog
+    // after a restart drained 20 accounts per interval on PostgreSQL (on SQLite a claim's
+    // verifications end before the next poll, which then finds room).
+    const first = await start({ VERIFICATION_WORKER: 'off' });
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const created = await api(first, 'POST', '/v0/externalAccounts', sandboxAccount('6789'));
+      expect(created.status).toBe(201);
+      ids.push(created.body.id as string);
+    }
+    await first.stop('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const second = await start({ VERIFICATION_POLL_INTERVAL_MS: '60000' });
+    const pending = async () => {
+      const res = await api(second, 'GET', '/v0/externalAccounts?status=pending&limit=100');
+      return res.body.pagination.total as number;
+    };
+    // Well inside the interval: one claim per interval would leave 30 pending for a minute.
+    expect(await eventually(pending, (n) => n === 0, 40_000)).toBe(0);
+    const verified = await api(second, 'GET', '/v0/externalAccounts?status=verified&limit=100');
+    expect((verified.body.data as { id: string }[]).map((a) => a.id).sort()).toEqual(
+      [...ids].sort(),
+    );
+  }, 120_000);
 });

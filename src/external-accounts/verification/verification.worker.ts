@@ -34,6 +34,10 @@ export class VerificationWorker implements OnApplicationBootstrap, OnModuleDestr
   /** Due times (epoch ms) of submissions committed in this process that no poll has covered. */
   private wakes: number[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  /** A poll found too little room beside the verifications in flight: poll once there is. */
+  private roomWanted = false;
+  /** Room came while a poll ran: the next poll follows it at once. */
+  private pollAgain = false;
 
   constructor(
     private readonly db: Database,
@@ -95,20 +99,43 @@ export class VerificationWorker implements OnApplicationBootstrap, OnModuleDestr
         // announced here, or after the interval, whichever comes first.
         this.wakes = this.wakes.filter((at) => at > started);
         const now = Date.now();
-        const next = more
-          ? now
-          : Math.min(now + this.config.verification.pollIntervalMs, ...this.wakes);
+        const next =
+          more || this.pollAgain
+            ? now
+            : Math.min(now + this.config.verification.pollIntervalMs, ...this.wakes);
+        this.pollAgain = false;
         this.schedule(next - now);
       });
   }
 
   /**
+   * Room for half a full claim: a poll waits for it, so that a backlog is claimed in batches, not
+   * one account per verification that ends.
+   */
+  private roomToClaim(): boolean {
+    return this.inFlight.size <= VERIFICATION_BATCH / 2;
+  }
+
+  /** A verification ended: if a poll found no room, the next one is now, not after the interval. */
+  private ended(): void {
+    if (!this.running || !this.roomWanted || !this.roomToClaim()) return;
+    this.roomWanted = false;
+    if (this.polling) this.pollAgain = true;
+    else this.schedule(0);
+  }
+
+  /**
    * Claims what fits beside the verifications in flight and starts them (without awaiting
-   * them). True when the claim was full: more may be due.
+   * them). True when the claim was full: more may be due. With less than half a claim's room it
+   * claims nothing and asks for a poll once there is (`ended`), so that a backlog drains as fast
+   * as its verifications end, whatever the poll interval.
    */
   private async poll(now: Date): Promise<boolean> {
+    if (!this.roomToClaim()) {
+      this.roomWanted = true;
+      return false;
+    }
     const free = VERIFICATION_BATCH - this.inFlight.size;
-    if (free <= 0) return false;
     const until = new Date(now.getTime() + this.config.verification.leaseSeconds * 1000);
     const claimed = await this.db.transaction(async (m) => {
       const due = await this.accounts.due(m, now, free);
@@ -131,7 +158,10 @@ export class VerificationWorker implements OnApplicationBootstrap, OnModuleDestr
           'verification failed; it is tried again when its lease ends',
         ),
       )
-      .finally(() => this.inFlight.delete(done));
+      .finally(() => {
+        this.inFlight.delete(done);
+        this.ended();
+      });
     this.inFlight.add(done);
   }
 
