@@ -46,6 +46,24 @@ const OPTIONS = {
   limit: { type: 'string' },
 } as const;
 
+type OptionName = keyof typeof OPTIONS;
+
+/**
+ * The options each command takes. Any other is a usage error: parsed for every command alike,
+ * `external-accounts:verify --id … --reason …` verified the account and said nothing of the
+ * reason its operator meant for `reject`.
+ */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
+  'organizations:create': ['name'],
+  'organizations:list': [],
+  'api-keys:create': ['organization', 'mode'],
+  'api-keys:list': ['organization'],
+  'api-keys:revoke': ['id'],
+  'external-accounts:pending': ['organization', 'limit'],
+  'external-accounts:verify': ['id'],
+  'external-accounts:reject': ['id', 'reason'],
+};
+
 /** The commands of the operator's verification routine: they run in the application's context. */
 const VERIFICATION_COMMANDS = new Set([
   'external-accounts:pending',
@@ -63,8 +81,15 @@ function parse(argv: string[]) {
   });
   // parseArgs keeps the last of a repeated option: `--id A --id B` would act on B alone.
   const seen = new Set<string>();
+  const takes = COMMAND_OPTIONS[command] as readonly string[] | undefined;
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
+    if (takes && !takes.includes(token.name)) {
+      throw new UsageError(
+        `--${token.name} is not an option of ${command}` +
+          (takes.length > 0 ? ` (it takes ${takes.map((o) => `--${o}`).join(', ')})` : ''),
+      );
+    }
     if (seen.has(token.name)) {
       throw new UsageError(`--${token.name} was given more than once; give it once per command`);
     }

@@ -148,6 +148,9 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
   it(
     'answers clearly, and changes nothing, for an id it cannot decide',
     async () => {
+      // `verify` given the --reason of `reject`: a usage error, not a verification.
+      const misTyped = await cli(['external-accounts:verify', '--id', b1.id, '--reason', 'closed']);
+      expect(misTyped.code).toBe(2); // and b1's events below show no verification
       const [unknown, malformed, testMode, decided, badReason, noId] = await Promise.all([
         cli(['external-accounts:verify', '--id', 'eba_00000000000000000000000000']),
         cli(['external-accounts:verify', '--id', 'nope']),

@@ -153,6 +153,19 @@ describe(`operations (${TEST_DIALECT})`, () => {
     expect(await keyIsLive(a.json.apiKey)).toBe(true);
     expect(await keyIsLive(b.json.apiKey)).toBe(true);
 
+    // An option of another command is refused, not ignored.
+    const foreign = await runTs(
+      'src/cli/main.ts',
+      ['api-keys:revoke', '--id', a.json.id, '--organization', org.json.id],
+      env,
+    );
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toContain('--organization is not an option of api-keys:revoke');
+    expect(await keyIsLive(a.json.apiKey)).toBe(true);
+    const none = await runTs('src/cli/main.ts', ['organizations:list', '--limit', '5'], env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--limit is not an option of organizations:list');
+
     const blank = await runTs('src/cli/main.ts', ['organizations:create', '--name', '   '], env);
     expect(blank.code).toBe(1);
     expect(JSON.parse(blank.stdout.trim().split('\n').pop()!)).toMatchObject({
