@@ -171,9 +171,33 @@ export class AppValidationPipe extends ValidationPipe {
     try {
       return await super.transform(value, metadata);
     } catch (err) {
-      throw err instanceof ValidationFailedError ? withServerSetFields(err) : err;
+      if (!(err instanceof ValidationFailedError)) throw err;
+      throw withCrossFieldErrors(withServerSetFields(err), metadata.metatype, value);
     }
   }
+}
+
+/**
+ * A body class whose rules span several fields (an account number is checked by the rules of
+ * its country) and so run in its service, once every field is valid on its own. When some field
+ * is not, the service never runs: the class lists those rules' problems here too, so that one
+ * answer names every wrong field (docs/api.md §3).
+ */
+export interface WithCrossFieldErrors {
+  crossFieldErrors(body: Record<string, unknown>): FieldError[];
+}
+
+function withCrossFieldErrors(
+  err: ValidationFailedError,
+  metatype: unknown,
+  body: unknown,
+): ValidationFailedError {
+  const check = (metatype as Partial<WithCrossFieldErrors> | undefined)?.crossFieldErrors;
+  if (typeof check !== 'function') return err;
+  const errors = err.errors ?? [];
+  const listed = new Set(errors.map((e) => e.field));
+  const more = check(body as Record<string, unknown>).filter((e) => !listed.has(e.field));
+  return more.length === 0 ? err : new ValidationFailedError([...errors, ...more]);
 }
 
 /**

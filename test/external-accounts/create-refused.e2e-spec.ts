@@ -44,6 +44,22 @@ describe(`POST /v0/externalAccounts (${TEST_DIALECT})`, () => {
       expect(res.body.errors).toEqual([{ field, code: 'required', message: 'is required' }]);
     });
 
+    it('lists the bank-detail problems beside the other fields', async () => {
+      const before = await count();
+      const res = await post(
+        usAccount({ currency: 'XXX', bankName: ' ', accountNumber: '1', routingNumber: '1' }),
+      );
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors.map((e: any) => [e.field, e.code])).toEqual([
+        ['bankName', 'blank'],
+        ['currency', 'invalid_currency'],
+        ['accountNumber', 'account_number_invalid'],
+        ['routingNumber', 'routing_number_invalid'],
+      ]);
+      expect(bodyText(res)).not.toMatch(/"1"/);
+      expect(await count()).toBe(before);
+    });
+
     it('names every missing field of an empty body', async () => {
       const res = await post({});
       expectErrorEnvelope(res, 400, 'validation_error');

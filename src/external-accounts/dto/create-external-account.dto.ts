@@ -1,5 +1,6 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString } from 'class-validator';
+import { FieldError } from '../../common/errors';
 import { IsCountryCode, IsCurrencyCode } from '../../common/iso';
 import { IsMerchantId } from '../../common/merchant';
 import { Metadata } from '../../common/metadata';
@@ -9,9 +10,26 @@ import {
   IsOptionalNotNull,
   NotAllowed,
 } from '../../common/validation/decorators';
+import { checkBankDetails } from '../bank-details';
 import { ACCOUNT_HOLDER_TYPES, AccountHolderType } from '../entities/external-bank-account.entity';
 
 export class CreateExternalAccountDto {
+  /**
+   * The bank-detail rules of the account and routing numbers (by the country's rules), for the
+   * answer to a body that fails other rules too (see WithCrossFieldErrors): the service checks
+   * them, with the rest, once every field is valid on its own.
+   */
+  static crossFieldErrors(body: Record<string, unknown>): FieldError[] {
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    const check = checkBankDetails({
+      countryCode: text(body.countryCode),
+      currency: text(body.currency),
+      accountNumber: text(body.accountNumber),
+      routingNumber: text(body.routingNumber),
+    });
+    return check.ok ? [] : check.errors;
+  }
+
   /** ISO 3166-1 alpha-2 country of the bank, in upper case. It chooses the account and routing rules. */
   @IsString()
   @IsCountryCode()
