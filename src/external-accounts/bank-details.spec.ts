@@ -406,6 +406,15 @@ describe('checkBankDetails', () => {
     });
   });
 
+  it("never names an IBAN's own country, part of its account number", () => {
+    const check = checkBankDetails({ ...base.GB, accountNumber: 'DE89370400440532013000' });
+    expect(check.ok).toBe(false);
+    const [error] = check.ok ? [] : check.errors;
+    expect(error).toMatchObject({ field: 'accountNumber', code: 'iban_country_mismatch' });
+    expect(error.message).toContain('GB');
+    expect(error.message).not.toContain('DE');
+  });
+
   it('reports every invalid field, in request order', () => {
     const result = check('US', { currency: 'usd', accountNumber: 'ABC', routingNumber: '1' });
     expect(result.ok).toBe(false);

@@ -90,7 +90,8 @@ function checkAccountNumber(country: string, raw: string): string | FieldError {
       return problem(
         'accountNumber',
         BANK_DETAIL_CODES.ibanCountry,
-        `is an IBAN of ${value.slice(0, 2)} but countryCode is ${country}`,
+        // Not the IBAN's own country: its letters are part of the account number (never echoed).
+        `is an IBAN of another country than countryCode ${country}: an IBAN begins with the code of its country`,
       );
     }
   }

@@ -109,7 +109,7 @@ export const ApiCreateExternalAccount = () =>
           'IBAN of another country',
           'accountNumber',
           'iban_country_mismatch',
-          'is an IBAN of FR but countryCode is DE',
+          'is an IBAN of another country than countryCode DE: an IBAN begins with the code of its country',
         ),
         required: fieldError('A missing field', 'routingNumber', 'required', 'is required'),
       },
