@@ -189,7 +189,7 @@ describe(`operations (${TEST_DIALECT})`, () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // ten runs of the command line, each a Node process of its own
 
   it('lists every organization, newest first, so a lost key can be traced to its own', async () => {
     const first = await runCli(['organizations:create', '--name', 'First Ltd'], env);
