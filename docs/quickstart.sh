@@ -39,34 +39,46 @@ fail() {
   return 1
 }
 
-# 1. A webhook receiver on your machine: it writes each POST it gets (headers and body) as
-# one line of received.jsonl and answers 204.
+# 1. A webhook receiver on your machine: it writes each POST it gets (path, headers and body)
+# as one line of received.jsonl and answers 204. Waits until it listens.
 HOOKS=$(mktemp -d)
 node -e '
   const fs = require("fs");
-  require("http").createServer((req, res) => {
+  const [port, file, ready] = process.argv.slice(1);
+  const server = require("http").createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
       if (req.method === "POST") {
-        fs.appendFileSync(process.argv[2], JSON.stringify({ headers: req.headers, body }) + "\n");
+        fs.appendFileSync(file, JSON.stringify({ path: req.url, headers: req.headers, body }) + "\n");
       }
       res.writeHead(204).end();
     });
-  }).listen(Number(process.argv[1]), "127.0.0.1");
-' "$RECEIVER_PORT" "$HOOKS/received.jsonl" &
+  });
+  server.on("error", (err) => {
+    console.error(`the webhook receiver cannot listen on 127.0.0.1:${port} (${err.code}): set RECEIVER_PORT`);
+    process.exit(1);
+  });
+  server.listen(Number(port), "127.0.0.1", () => fs.writeFileSync(ready, ""));
+' "$RECEIVER_PORT" "$HOOKS/received.jsonl" "$HOOKS/listening" &
 RECEIVER=$!
-trap 'kill "$RECEIVER" 2>/dev/null; rm -rf "$HOOKS"' EXIT
+CLEANUP='kill "$RECEIVER" 2>/dev/null; rm -rf "$HOOKS"'
+trap "$CLEANUP" EXIT
 for _ in $(seq 50); do
-  curl -s -o /dev/null "http://127.0.0.1:$RECEIVER_PORT/" && break
+  [[ -e $HOOKS/listening ]] && break
+  kill -0 "$RECEIVER" 2>/dev/null || fail "the webhook receiver did not start"
   sleep 0.1
 done
+[[ -e $HOOKS/listening ]] || fail "the webhook receiver did not start within 5 s"
 
-# 2. A webhook endpoint that sends every event to that receiver. The answer holds the signing
-# secret, shown only here (and after a rotation).
+# 2. A webhook endpoint that sends every event to that receiver, at a path of this run's own.
+# The answer holds the signing secret, shown only here (and after a rotation). The receiver
+# stops when the script ends, so the endpoint is deleted then.
+RUN="$$-$RANDOM"
 ENDPOINT=$(api POST /v0/webhookEndpoints \
-  "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/webhooks\",\"enabledEvents\":[\"*\"]}")
+  "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/webhooks/$RUN\",\"enabledEvents\":[\"*\"]}")
 ENDPOINT_ID=$(field id <<<"$ENDPOINT")
+trap "api DELETE /v0/webhookEndpoints/$ENDPOINT_ID >/dev/null || true; $CLEANUP" EXIT
 SECRET=$(field secret <<<"$ENDPOINT")
 echo "webhook endpoint  $ENDPOINT_ID"
 
@@ -96,26 +108,32 @@ PLAN_ID=$(field id <<<"$PLAN")
 echo "prices            $PRICE_CALLS $PRICE_TOKENS"
 echo "plan              $PLAN_ID"
 
-# 5. The webhooks received so far. Each is checked as Standard Webhooks says: the signature is
-# the base64 HMAC-SHA256, under the secret (base64 after "whsec_"), of "id.timestamp.body".
-# The endpoint's own creation is the first event it gets; waits up to 15 s for it.
+# 5. The webhooks of this run's endpoint, in the order of their events. Each is checked as
+# Standard Webhooks says: the signature is the base64 HMAC-SHA256, under the secret (base64
+# after "whsec_"), of "id.timestamp.body". Waits up to 15 s for the plan's events, the last
+# of the writes above (a webhook may arrive before one sent earlier).
 node -e '
   const crypto = require("crypto");
   const fs = require("fs");
-  const [secret, file] = process.argv.slice(1);
+  const [secret, file, path] = process.argv.slice(1);
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
   const deadline = Date.now() + 15000;
   (function look() {
     const lines = fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n") : [];
-    const received = lines.filter(Boolean).map((line) => {
-      const { headers: h, body } = JSON.parse(line);
-      const signed = `${h["webhook-id"]}.${h["webhook-timestamp"]}.${body}`;
-      const mac = crypto.createHmac("sha256", key).update(signed).digest("base64");
-      return { event: JSON.parse(body), ok: h["webhook-signature"].split(" ").includes(`v1,${mac}`) };
-    });
-    if (!received.some((r) => r.event.type === "webhookEndpoint.created")) {
+    const received = lines
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((r) => r.path === path)
+      .map(({ headers: h, body }) => {
+        const signed = `${h["webhook-id"]}.${h["webhook-timestamp"]}.${body}`;
+        const mac = crypto.createHmac("sha256", key).update(signed).digest("base64");
+        return { event: JSON.parse(body), ok: h["webhook-signature"].split(" ").includes(`v1,${mac}`) };
+      })
+      .sort((a, b) => (a.event.id < b.event.id ? -1 : 1));
+    const count = (type) => received.filter((r) => r.event.type === type).length;
+    if (count("plan.created") < 1 || count("price.updated") < 2) {
       if (Date.now() < deadline) return setTimeout(look, 200);
-      console.error("no webhookEndpoint.created webhook arrived within 15 s");
+      console.error("the webhooks of the plan did not all arrive within 15 s");
       process.exit(1);
     }
     for (const r of received) {
@@ -123,7 +141,7 @@ node -e '
     }
     if (received.some((r) => !r.ok)) process.exit(1);
   })();
-' "$SECRET" "$HOOKS/received.jsonl"
+' "$SECRET" "$HOOKS/received.jsonl" "/webhooks/$RUN"
 
 # 6. An external bank account, in test mode: the sandbox bank decides by the last four digits
 # (docs/testing.md); 6789 is verified after about a second. A new number each run, because the

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Finished, ROOT, RunningServer, freePort, startServer } from '../helpers/processes';
@@ -124,10 +127,54 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
         livemode: false,
         data: { object: { id: endpointId } },
       });
-      const deliveries = await get(
-        `/v0/webhookEndpoints/${endpointId}/deliveries?eventId=${eventId}`,
-      );
-      expect(deliveries.data).toContainEqual(expect.objectContaining({ succeeded: true }));
+      // Every write's event, the plan's last: its creation and the two prices it took.
+      expect(webhooks.map((w) => w[1])).toEqual([
+        'webhookEndpoint.created',
+        'product.created',
+        'billableMetric.created',
+        'billableMetric.created',
+        'price.created',
+        'price.created',
+        'plan.created',
+        'price.updated',
+        'price.updated',
+      ]);
+      // Its receiver stopped with the script, so the endpoint was deleted.
+      const endpoint = await fetch(`${server!.url}/v0/webhookEndpoints/${endpointId}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(endpoint.status).toBe(404);
+    });
+
+    it('runs again on the same database, seeing only its own webhooks', async () => {
+      const again = await runQuickstart({
+        KEY: key,
+        API: server!.url,
+        RECEIVER_PORT: String(await freePort()),
+      });
+      expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(again.stdout).not.toContain('WRONG');
+      expect(again.stdout.match(/^webhook {2,}/gm)).toHaveLength(9);
+    });
+
+    it('stops before creating anything when its receiver cannot listen, and says why', async () => {
+      const busy = createServer().listen(0, '127.0.0.1');
+      await once(busy, 'listening');
+      try {
+        const before = (await get('/v0/products?limit=1')).pagination.total as number;
+        const failed = await runQuickstart({
+          KEY: key,
+          API: server!.url,
+          RECEIVER_PORT: String((busy.address() as AddressInfo).port),
+        });
+        expect(failed.code).not.toBe(0);
+        expect(failed.stderr).toContain('the webhook receiver cannot listen');
+        expect(failed.stderr).toContain('RECEIVER_PORT');
+        expect(failed.stdout).not.toContain('webhook endpoint');
+        expect((await get('/v0/products?limit=1')).pagination.total).toBe(before);
+      } finally {
+        busy.close();
+      }
     });
 
     it('sees the test-mode bank account verified by the sandbox within 10 seconds', async () => {
