@@ -5,7 +5,8 @@ import { ApiKeysService } from './api-keys.service';
 
 /**
  * On start-up: BOOTSTRAP_API_KEY is made to exist; otherwise, outside production, an empty
- * database gets a "Development" organization and one key, printed once to standard output.
+ * database gets a "Development" organization and one key, printed once to standard output, and
+ * a later start says how to make another.
  */
 @Injectable()
 export class AuthBootstrap implements OnApplicationBootstrap {
@@ -27,7 +28,14 @@ export class AuthBootstrap implements OnApplicationBootstrap {
       return;
     }
     if (!this.config.printDevelopmentKey) return;
-    if ((await this.apiKeys.countOrganizations()) > 0) return;
+    if ((await this.apiKeys.countOrganizations()) > 0) {
+      // A newcomer's second start: say where a key comes from now, since none is printed.
+      this.logger.info(
+        'No API key is printed: the first start of this database printed one. Lost it? ' +
+          'npm run -s cli -- organizations:list, then api-keys:create --organization <org_id> --mode test',
+      );
+      return;
+    }
     const org = await this.apiKeys.createOrganization('Development');
     const key = await this.apiKeys.createApiKey(org.id, { mode: 'test' });
     process.stdout.write(

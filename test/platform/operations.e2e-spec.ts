@@ -74,6 +74,9 @@ describe(`operations (${TEST_DIALECT})`, () => {
     expect(((await created.json()) as { livemode: boolean }).livemode).toBe(false);
     expect(await second.stop()).toBe(0);
     expect(second.output()).not.toMatch(/sk_(test|live)_/);
+    // It says where a key comes from now.
+    expect(second.output()).toContain('No API key is printed');
+    expect(second.output()).toContain('api-keys:create');
   });
 
   it('creates BOOTSTRAP_API_KEY and its organization, and never prints it', async () => {
