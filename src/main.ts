@@ -23,7 +23,24 @@ async function bootstrap(): Promise<void> {
     );
   }
   const app = await createApp(config);
-  await app.listen(config.port, config.host);
+  try {
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    // Not a fault of the service: one line naming the setting to change, not a stack trace.
+    process.stderr.write(
+      `Start-up failed: cannot listen on ${config.host}:${config.port} (${code}: ` +
+        (code === 'EADDRINUSE'
+          ? 'another program uses that port'
+          : code === 'EACCES'
+            ? 'this user may not use that port'
+            : 'no such address on this machine') +
+        '). Set PORT (or HOST) to another one.\n',
+    );
+    await app.close();
+    process.exit(1);
+  }
   const { port } = app.getHttpServer().address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   app

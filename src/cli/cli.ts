@@ -197,9 +197,14 @@ async function withApplication<T>(
 }
 
 export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
+  if (argv.length === 0) {
+    // A usage error like any other (exit 2): asked for, the usage goes to standard output.
+    process.stderr.write(`No command given\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (argv[0] === '--help' || argv[0] === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return argv.length === 0 ? 1 : 0;
+    return 0;
   }
   let dataSource: DataSource | undefined;
   try {

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +53,25 @@ describe(`operations (${TEST_DIALECT})`, () => {
     expect(result.stderr).toContain('PORT');
     expect(result.stderr).toContain('RATE_LIMIT_PER_SECOND');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('stops with one line naming PORT when the port is taken', async () => {
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const result = await runTs('src/main.ts', [], {
+        ...env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE`);
+      expect(result.stderr).toContain('Set PORT');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      busy.close();
+    }
   });
 
   it('prints one development key on the first start of an empty database, and never again', async () => {
@@ -164,6 +186,7 @@ describe(`operations (${TEST_DIALECT})`, () => {
       ['organizations:list', '--limit', '5'],
       '--limit is not an option of organizations:list',
     );
+    await refused([], 'No command given');
     expect(await keyIsLive(a.json.apiKey)).toBe(true);
     expect(await keyIsLive(b.json.apiKey)).toBe(true);
 
