@@ -181,10 +181,12 @@ export class RateLimiter implements OnModuleDestroy {
       allowList: (request) => isRateLimitExempt(request.url),
       store: storeFor(this.counter),
       skipOnError: true,
-      errorResponseBuilder: (_request, context) =>
+      errorResponseBuilder: (request, context) =>
         new ApiError(
           'rate_limited',
-          `Too many requests: the limit is ${context.max} per second per API key; retry in ${context.after}`,
+          // Requests without a valid-looking key are counted by client address (rateLimitKey).
+          `Too many requests: the limit is ${context.max} per second per ` +
+            `${rateLimitKey(request).startsWith('key:') ? 'API key' : 'client address for requests without an API key'}; retry in ${context.after}`,
           { headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) } },
         ),
     });

@@ -70,6 +70,7 @@ describe.each(STORES)(`rate limit, counted %s (${TEST_DIALECT})`, (_store, env) 
       expect(res.headers['ratelimit-remaining']).toBe('0');
       expect(res.headers['ratelimit-limit']).toBe(String(LIMIT));
       expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.body.message).toContain('per second per API key');
     }
   });
 
@@ -145,6 +146,8 @@ describe(`rate limit without an API key (${TEST_DIALECT})`, () => {
     const limited = responses.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThanOrEqual(2);
     expectErrorEnvelope(limited[0], 429, 'rate_limited');
+    // Counted by address, and the message says so (not "per API key").
+    expect(limited[0].body.message).toContain('per client address for requests without an API key');
   });
 });
 
