@@ -4,30 +4,9 @@ import { Public } from '../auth/public.decorator';
 import { ServiceUnavailableError } from '../common/errors';
 import { ApiErrorResponse } from '../platform/api-docs';
 import { Database } from '../database/database';
+import { HealthResponse, ReadinessResponse, RootResponse } from './health.response';
 
-class HealthResponse {
-  /** Always `ok` when the response is 200. */
-  status: 'ok';
-}
-
-class RootResponse {
-  /** What this is. */
-  message: string;
-  /** Swagger UI. */
-  docs: '/docs';
-  /** The OpenAPI document. */
-  openapi: '/docs-json';
-  /** Liveness. */
-  health: '/healthz';
-}
-
-class ReadinessResponse {
-  status: 'ok';
-  /** `up` when the database answered. */
-  database: 'up';
-}
-
-@ApiTags('health')
+@ApiTags('Health')
 @Public()
 @Controller()
 export class HealthController {

@@ -102,6 +102,8 @@ const PLATFORM: Record<string, { description: string; causes: ErrorCause[]; head
           ),
         ],
       ],
+      // IDEMPOTENCY_KEY_IN_USE says when to retry (the operation's own 409s do not).
+      headers: ['Retry-After'],
     },
     '412': {
       description: 'precondition_failed: If-Match does not match the current ETag',
@@ -317,6 +319,23 @@ function closeRequestSchemas(
 }
 
 /**
+ * Timestamps are ISO 8601 UTC with milliseconds (docs/api.md §1): every string property of a
+ * schema whose name ends in `At` (`createdAt`, `nextRetryAt`, ...) says `format: date-time`,
+ * which the Swagger plugin cannot read from a `string` field.
+ */
+function formatTimestamps(document: OpenAPIObject): void {
+  for (const schema of Object.values(document.components?.schemas ?? {})) {
+    if ('$ref' in schema) continue;
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      if ('$ref' in property || !/[a-z]At$/.test(name)) continue;
+      if (property.type === 'string' && property.format === undefined) {
+        property.format = 'date-time';
+      }
+    }
+  }
+}
+
+/**
  * Documents the platform guarantees of docs/api.md §3 and §6 on every operation, so that no
  * controller has to: the public routes' empty security, every status the platform itself can
  * answer (400, 413 and 415 for a body, 429, 500, 503) with an example body of its own,
@@ -326,6 +345,7 @@ function closeRequestSchemas(
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };
+  formatTimestamps(document);
   // Every /v0 route needs the bearer key; the public ones say so with an empty list.
   document.security = [{ bearer: [] }];
 
@@ -368,6 +388,7 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
         operation.parameters = addParameter(operation.parameters, 'IfNoneMatch');
         operation.responses['304'] ??= {
           description: 'Not modified: If-None-Match holds the current ETag',
+          headers: { ETag: ref('ETag') },
         };
       }
       if (limited) {

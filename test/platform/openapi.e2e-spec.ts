@@ -36,6 +36,8 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
     const get = doc.paths['/v0/plans/{id}'].get;
     expect(headerParams(get)).toContain('If-None-Match');
     expect(get.responses).toHaveProperty('304');
+    // A 304 sends the ETag again.
+    expect(get.responses['304'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
     expect(get.responses['200'].headers).toHaveProperty('ETag');
     expect(doc.paths['/v0/plans'].post.responses['201'].headers).toHaveProperty('ETag');
     expect(doc.paths['/v0/plans'].get.responses['200']?.headers?.ETag).toBeUndefined();
@@ -55,5 +57,32 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
     const limited = doc.paths['/v0/plans'].post.responses['429'];
     expect(limited.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     expect(doc.components.headers).toHaveProperty('Retry-After');
+    // IDEMPOTENCY_KEY_IN_USE says when to retry too.
+    expect(doc.paths['/v0/plans'].post.responses['409'].headers['Retry-After']).toEqual({
+      $ref: '#/components/headers/Retry-After',
+    });
+  });
+
+  it('documents timestamps as date-time in every schema', () => {
+    const untyped: string[] = [];
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
+      for (const [field, property] of Object.entries<any>(schema.properties ?? {})) {
+        if (/[a-z]At$/.test(field) && property.format !== 'date-time') {
+          untyped.push(`${name}.${field}`);
+        }
+      }
+    }
+    expect(untyped).toEqual([]);
+    expect(doc.components.schemas.PlanResponse.properties.createdAt.format).toBe('date-time');
+  });
+
+  it('documents the bodies of the public routes', () => {
+    const body = (path: string) => {
+      const schema = doc.paths[path].get.responses['200'].content['application/json'].schema;
+      return doc.components.schemas[schema.$ref.split('/').pop()];
+    };
+    expect(Object.keys(body('/healthz').properties)).toEqual(['status']);
+    expect(Object.keys(body('/readyz').properties)).toEqual(['status', 'database']);
+    expect(Object.keys(body('/').properties)).toEqual(['message', 'docs', 'openapi', 'health']);
   });
 });
