@@ -37,7 +37,7 @@ export class UpdatePlanDto {
   /** Free text, at most 2,000 characters; null clears it. */
   @IsOptional()
   @IsDescription()
-  @ApiPropertyOptional({ type: String, nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Our most popular plan' })
   description?: string | null;
 
   @IsOptionalNotNull()

@@ -39,7 +39,7 @@ export class UpdateWebhookEndpointDto {
   /** Free text; `null` or `""` removes it. */
   @IsOptional()
   @IsDescription()
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'Production receiver' })
   description?: string | null;
 
   /** Merged key by key; a key set to null is removed, null removes all. */
