@@ -111,6 +111,29 @@ const PLATFORM: Record<string, { description: string; causes: ErrorCause[]; head
         ['The resource changed since it was read', thrownBy(() => assertIfMatch('"x"', {}))],
       ],
     },
+    '408': {
+      description:
+        'request_timeout: the request did not arrive in full within REQUEST_TIMEOUT_SECONDS (30 by default); the connection is closed',
+      causes: [
+        [
+          'A body that stopped arriving',
+          new ApiError('request_timeout', 'The request did not arrive in full within 30 seconds', {
+            code: 'REQUEST_TIMEOUT',
+          }),
+        ],
+      ],
+    },
+    '431': {
+      description: 'headers_too_large: the request headers are larger than 16 KB',
+      causes: [
+        [
+          'Headers over 16 KB',
+          new ApiError('headers_too_large', 'The request headers are larger than 16 KB', {
+            code: 'HEADERS_TOO_LARGE',
+          }),
+        ],
+      ],
+    },
     '413': {
       description: 'payload_too_large: the body is larger than 100 KB',
       causes: [
@@ -338,7 +361,7 @@ function formatTimestamps(document: OpenAPIObject): void {
 /**
  * Documents the platform guarantees of docs/api.md §3 and §6 on every operation, so that no
  * controller has to: the public routes' empty security, every status the platform itself can
- * answer (400, 413 and 415 for a body, 429, 500, 503) with an example body of its own,
+ * answer (400, 408, 413 and 415 for a body, 429, 431, 500, 503) with an example body of its own,
  * rate-limit headers, Idempotency-Key (409, 422), If-Match (412), If-None-Match (304), and ETag
  * on single-resource responses.
  */
@@ -394,6 +417,9 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
       if (limited) {
         addErrorResponse(operation, '429', PLATFORM['429'].description, PLATFORM['429'].causes);
       }
+      // Refused by the HTTP layer before routing, on any route (src/platform/connections.ts).
+      addErrorResponse(operation, '408', PLATFORM['408'].description, PLATFORM['408'].causes);
+      addErrorResponse(operation, '431', PLATFORM['431'].description, PLATFORM['431'].causes);
       addErrorResponse(operation, '500', PLATFORM['500'].description, PLATFORM['500'].causes);
       addErrorResponse(operation, '503', PLATFORM['503'].description, [
         ...PLATFORM['503'].causes,

@@ -63,6 +63,14 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
     });
   });
 
+  it('documents 408 and 431, which the HTTP layer answers on any route', () => {
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const operation of Object.values<any>(item)) {
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['408', '431']));
+      }
+    }
+  });
+
   it('documents timestamps as date-time in every schema', () => {
     const untyped: string[] = [];
     for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
