@@ -66,6 +66,8 @@ export class UpdatePlanDto {
     items: { type: 'string', pattern: idPattern('price').source },
     maxItems: MAX_PLAN_PRICES,
     uniqueItems: true,
+    // Without one, Swagger UI makes up an id from the pattern, in no id's form.
+    example: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC'],
   })
   prices?: unknown[];
 
