@@ -46,7 +46,7 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
     { parseAs: 'buffer' },
     (request, bytes, done) => {
       const headerError =
-        ambiguousContentType(request.raw.rawHeaders) ??
+        ambiguousContentType(request.raw.rawHeaders, request.headers['content-type']) ??
         (bytes.length > 0 ? unsupportedEncoding(request.headers['content-encoding']) : undefined) ??
         unsupportedCharset(request.headers['content-type']);
       if (headerError) return done(headerError, undefined);
@@ -128,11 +128,10 @@ function unsupportedMediaType(message: string): ApiError {
  * and MIMEType the first parameter, so the body would be read as one of two declared types and
  * a proxy that keeps the last could have checked the other (as with Authorization, b055eb1).
  */
-function ambiguousContentType(rawHeaders: string[]): ApiError | undefined {
-  let contentType: string | undefined;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i].toLowerCase() === 'content-type') contentType = rawHeaders[i + 1];
-  }
+function ambiguousContentType(
+  rawHeaders: string[],
+  contentType: string | undefined,
+): ApiError | undefined {
   const twice =
     timesSent(rawHeaders, 'content-type') > 1 ||
     (contentType?.match(/;\s*charset\s*=/gi)?.length ?? 0) > 1;

@@ -63,8 +63,8 @@ const USER_INFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
  * Why the text of a URL that passes `urlProblem` is not the URL that would be called, or null:
  * checked when an endpoint is saved. Refused is whatever WHATWG URL parsing would strip, repair
  * or leave out of the request: white space and control characters (at either end or inside), a
- * `#` (an empty fragment too), an `@` before the host (empty user information), backslashes, and `https:/host` or any other form without `//` and
- * the host right after the scheme. What passes differs from the URL called at most in spelling
+ * `#` (an empty fragment too), an `@` before the host (empty user information), backslashes,
+ * and `https:/host` or any other form without `//` and the host right after the scheme. What passes differs from the URL called at most in spelling
  * (the case of scheme and host, a default port, dot segments), and is stored as `normalizedUrl`.
  */
 export function urlTextProblem(raw: string): string | null {
