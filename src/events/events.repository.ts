@@ -13,14 +13,18 @@ export interface EventPageQuery {
   type?: string;
   /** Every type of one resource (a `prefix.*` filter, see `typesOfPrefix`); none: no events. */
   types?: readonly string[];
-  /** The page starts after this event (older than it). */
-  after?: { createdAt: Date; id: string };
+  /**
+   * The page starts next to this event: `older` (startingAfter) reads newest first below it,
+   * `newer` (endingBefore) reads oldest first above it, so the rows nearest the cursor come first.
+   */
+  cursor?: { createdAt: Date; id: string; side: 'older' | 'newer' };
 }
 
-/** The SQL of pageOfTypes for a number of types: the first page, a page after a cursor. */
+/** The SQL of pageOfTypes per number of types: the first page, a page on one side of a cursor. */
 interface PageOfTypesSql {
   first: (types: number) => string;
-  after: (types: number) => string;
+  older: (types: number) => string;
+  newer: (types: number) => string;
 }
 
 /**
@@ -54,9 +58,9 @@ export class EventsRepository {
   }
 
   /**
-   * One page, newest first, by (createdAt, id) below the cursor: an index search on
-   * (organization, mode[, type], created_at, id) that stops after `limit` rows, at any depth.
-   * Several types (`prefix.*`): see pageOfTypes.
+   * One page by (createdAt, id) on one side of the cursor, nearest first (newest first without
+   * one): an index search on (organization, mode[, type], created_at, id), forwards or backwards,
+   * that stops after `limit` rows, at any depth. Several types (`prefix.*`): see pageOfTypes.
    */
   page(m: EntityManager, q: EventPageQuery): Promise<EventRecord[]> {
     if (q.types !== undefined) return this.pageOfTypes(m, q, q.types);
@@ -65,13 +69,15 @@ export class EventsRepository {
       .where('e.organizationId = :organizationId', { organizationId: q.tenant.organizationId })
       .andWhere('e.livemode = :livemode', { livemode: q.tenant.livemode });
     if (q.type !== undefined) qb.andWhere('e.type = :type', { type: q.type });
-    if (q.after) {
-      qb.andWhere('(e.createdAt, e.id) < (:afterCreatedAt, :afterId)', {
-        afterCreatedAt: q.after.createdAt,
-        afterId: q.after.id,
+    const newer = q.cursor?.side === 'newer';
+    if (q.cursor) {
+      qb.andWhere(`(e.createdAt, e.id) ${newer ? '>' : '<'} (:cursorCreatedAt, :cursorId)`, {
+        cursorCreatedAt: q.cursor.createdAt,
+        cursorId: q.cursor.id,
       });
     }
-    return qb.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(q.limit).getMany();
+    const order = newer ? 'ASC' : 'DESC';
+    return qb.orderBy('e.createdAt', order).addOrderBy('e.id', order).limit(q.limit).getMany();
   }
 
   /**
@@ -91,13 +97,13 @@ export class EventsRepository {
   ): Promise<EventRecord[]> {
     if (types.length === 0) return [];
     const table = this.eventsTable;
-    const cursor = q.after ? [table.param('createdAt', q.after.createdAt), q.after.id] : [];
+    const cursor = q.cursor ? [table.param('createdAt', q.cursor.createdAt), q.cursor.id] : [];
     const params: unknown[] = [];
     for (const type of types) {
       params.push(q.tenant.organizationId, q.tenant.livemode, type, ...cursor, q.limit);
     }
     params.push(q.limit);
-    const sql = (q.after ? this.pageOfTypesSql.after : this.pageOfTypesSql.first)(types.length);
+    const sql = this.pageOfTypesSql[q.cursor?.side ?? 'first'](types.length);
     const rows = await this.db.rows(m, sql, params);
     return rows.map((row) => table.fromRow(row));
   }
@@ -105,21 +111,20 @@ export class EventsRepository {
   private get pageOfTypesSql(): PageOfTypesSql {
     if (!this.typesSql) {
       const columns = this.eventsTable.columnList();
-      const build = (cursor: string) => (types: number) => {
+      const build = (cursor: string, order: 'ASC' | 'DESC') => (types: number) => {
+        const orderBy = `ORDER BY "created_at" ${order}, "id" ${order}`;
         // SQLite takes an ORDER BY or LIMIT of a compound's member only inside a subquery.
         const member = (i: number) =>
           `SELECT * FROM (SELECT ${columns} FROM "events" ` +
           `WHERE "organization_id" = ? AND "livemode" = ? AND "type" = ?${cursor} ` +
-          `ORDER BY "created_at" DESC, "id" DESC LIMIT ?) AS "t${i}"`;
+          `${orderBy} LIMIT ?) AS "t${i}"`;
         const members = Array.from({ length: types }, (_, i) => member(i)).join(' UNION ALL ');
-        return (
-          `WITH "page" AS MATERIALIZED (${members}) ` +
-          `SELECT * FROM "page" ORDER BY "created_at" DESC, "id" DESC LIMIT ?`
-        );
+        return `WITH "page" AS MATERIALIZED (${members}) SELECT * FROM "page" ${orderBy} LIMIT ?`;
       };
       this.typesSql = {
-        first: perCount(build('')),
-        after: perCount(build(' AND ("created_at", "id") < (?, ?)')),
+        first: perCount(build('', 'DESC')),
+        older: perCount(build(' AND ("created_at", "id") < (?, ?)', 'DESC')),
+        newer: perCount(build(' AND ("created_at", "id") > (?, ?)', 'ASC')),
       };
     }
     return this.typesSql;

@@ -159,12 +159,14 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   async list(tenant: Tenant, query: ListEventsQueryDto): Promise<EventListResponse> {
     const rows = await this.db.read(async (m) => {
-      let after: EventRecord | null = null;
-      if (query.startingAfter !== undefined) {
-        after = await this.events.findOne(m, tenant, query.startingAfter);
-        if (!after) {
+      const cursorParam = query.endingBefore !== undefined ? 'endingBefore' : 'startingAfter';
+      const cursorId = query.endingBefore ?? query.startingAfter;
+      let cursor: EventRecord | null = null;
+      if (cursorId !== undefined) {
+        cursor = await this.events.findOne(m, tenant, cursorId);
+        if (!cursor) {
           throw ValidationFailedError.field(
-            'startingAfter',
+            cursorParam,
             'unknown_cursor',
             'must be the id of one of your events (in this mode) that has not expired',
           );
@@ -178,10 +180,19 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
         tenant,
         limit: query.limit + 1,
         ...filter,
-        after: after ? { createdAt: after.createdAt, id: after.id } : undefined,
+        cursor: cursor
+          ? {
+              createdAt: cursor.createdAt,
+              id: cursor.id,
+              side: cursorParam === 'endingBefore' ? 'newer' : 'older',
+            }
+          : undefined,
       });
     });
+    // The rows come nearest to the cursor first: the page is the first `limit`, and one more
+    // means more follow on that side. An endingBefore page read oldest first is turned around.
     const page = rows.slice(0, query.limit);
+    if (query.endingBefore !== undefined) page.reverse();
     return {
       data: page.map(toEventResponse),
       pagination: { limit: query.limit, hasMore: rows.length > query.limit },

@@ -62,9 +62,21 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
     'type=plan.updated',
     'startingAfter=<cursor>',
     'type=plan.updated&startingAfter=<cursor>',
+    'endingBefore=<cursor>',
+    'type=plan.updated&endingBefore=<cursor>',
   ];
 
-  const PREFIX_REQUESTS = ['type=plan.*', 'type=plan.*&startingAfter=<cursor>'];
+  const PREFIX_REQUESTS = [
+    'type=plan.*',
+    'type=plan.*&startingAfter=<cursor>',
+    'type=plan.*&endingBefore=<cursor>',
+  ];
+
+  /** The comparison of a request's cursor: below it for startingAfter, above for endingBefore. */
+  function cursorOp(query: string): '<' | '>' | null {
+    if (query.includes('startingAfter')) return '<';
+    return query.includes('endingBefore') ? '>' : null;
+  }
 
   /** The page SELECT of the events list that `path` sends. */
   function capture(path: string): Promise<Captured[]> {
@@ -78,7 +90,7 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
       (sql) =>
         /^\s*(SELECT|WITH)\b/i.test(sql) &&
         /FROM "events"/.test(sql) &&
-        /ORDER BY .*"created_at" DESC/i.test(sql),
+        /ORDER BY .*"created_at" (DESC|ASC)/i.test(sql),
     );
   }
 
@@ -87,12 +99,21 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
     const queries = await capture(path);
     expect(queries).toHaveLength(1);
     await expectIndexSearches(t, `GET ${path}`, queries);
-    // The cursor, a row-value comparison, is a range of the index searched, not a filter.
-    if (query.includes('startingAfter')) {
-      expect(queries[0].sql).toMatch(/\("?\w*"?\.?"created_at", "?\w*"?\.?"id"\) < \(/);
+    // The cursor, a row-value comparison, is a range of the index searched, not a filter:
+    // searched backwards below it for startingAfter, forwards above it for endingBefore.
+    const op = cursorOp(query);
+    if (op) {
+      expect(queries[0].sql).toMatch(
+        new RegExp(`\\("?\\w*"?\\.?"created_at", "?\\w*"?\\.?"id"\\) \\${op} \\(`),
+      );
       if (TEST_DIALECT === 'sqlite') {
         const { plan } = await planProblems(t, queries[0]);
-        expect(plan).toMatch(/^SEARCH .* USING (COVERING )?INDEX \S+ \(.*\(created_at,id\)<.*\)$/m);
+        expect(plan).toMatch(
+          new RegExp(
+            `^SEARCH .* USING (COVERING )?INDEX \\S+ \\(.*\\(created_at,id\\)\\${op}.*\\)$`,
+            'm',
+          ),
+        );
       }
     }
   });
@@ -105,21 +126,26 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
       expect(queries).toHaveLength(1);
       const [union] = queries;
       const members = typesOfPrefix('plan.*').length;
-      const withCursor = query.includes('startingAfter');
+      const op = cursorOp(query);
+      const order = op === '>' ? 'ASC' : 'DESC';
       // One member per type of the resource, each an exact-type page with its own LIMIT (limit +
       // 1, the row that tells whether there is more); the outer LIMIT keeps limit + 1 of them.
       const limits =
-        union.sql.match(/ORDER BY "created_at" DESC, "id" DESC LIMIT (\?|\$\d+)/g) ?? [];
+        union.sql.match(
+          new RegExp(`ORDER BY "created_at" ${order}, "id" ${order} LIMIT (\\?|\\$\\d+)`, 'g'),
+        ) ?? [];
       expect(limits).toHaveLength(members + 1);
       expect(union.sql.match(/ UNION ALL /g)).toHaveLength(members - 1);
       expect(union.sql.match(/"type" = (\?|\$\d+)/g)).toHaveLength(members);
       expect(union.params.at(-1)).toBe(11);
-      if (withCursor) {
+      if (op) {
         expect(
-          union.sql.match(/\("created_at", "id"\) < \((\?|\$\d+), (\?|\$\d+)\)/g),
+          union.sql.match(
+            new RegExp(`\\("created_at", "id"\\) \\${op} \\((\\?|\\$\\d+), (\\?|\\$\\d+)\\)`, 'g'),
+          ),
         ).toHaveLength(members);
       }
-      const plan = await unionPlan(union, members, withCursor);
+      const plan = await unionPlan(union, members, op);
       expect(plan.problems).toEqual([]);
       // The members stop at their LIMIT: with the outer LIMIT lifted, the union gives at most
       // members × (limit + 1) rows, though the tenant has far more events of these types.
@@ -147,14 +173,14 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
   async function unionPlan(
     query: Captured,
     members: number,
-    withCursor: boolean,
+    op: '<' | '>' | null,
   ): Promise<{ plan: string; problems: string[] }> {
     const problems: string[] = [];
     if (TEST_DIALECT === 'sqlite') {
       const rows: { id: number; parent: number; detail: string }[] = await t.db.read((m) =>
         m.query(`EXPLAIN QUERY PLAN ${query.sql}`, query.params),
       );
-      const constraints = `organization_id=? AND livemode=? AND type=?${withCursor ? ' AND (created_at,id)<(?,?)' : ''}`;
+      const constraints = `organization_id=? AND livemode=? AND type=?${op ? ` AND (created_at,id)${op}(?,?)` : ''}`;
       const searches = rows.filter((r) => /^SEARCH /.test(r.detail));
       if (searches.length !== members) problems.push(`${searches.length} index searches`);
       for (const { detail } of searches) {
@@ -208,7 +234,8 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
         !/organization_id/.test(cond) ||
         !/livemode/.test(cond) ||
         !/\(type\)::text = /.test(cond) ||
-        (withCursor && !/ROW\(created_at, \(?id\)?(::text)?\) < ROW\(/.test(cond))
+        (op !== null &&
+          !new RegExp(`ROW\\(created_at, \\(?id\\)?(::text)?\\) \\${op} ROW\\(`).test(cond))
       ) {
         problems.push(
           `a member is not a limited search of the type index: ${JSON.stringify(member)}`,

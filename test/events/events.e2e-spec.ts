@@ -141,6 +141,65 @@ describe(`events (${TEST_DIALECT})`, () => {
       expect(seen).toEqual([...ids].reverse());
     });
 
+    it('pages back toward the newest with endingBefore, each page newest first', async () => {
+      const pages: string[][] = [];
+      let endingBefore = ids[0];
+      for (;;) {
+        const res = await t
+          .http()
+          .get(`/v0/events?limit=5&endingBefore=${endingBefore}`)
+          .set(tenant.live.auth)
+          .expect(200);
+        const page = res.body.data.map((e: { id: string }) => e.id);
+        pages.push(page);
+        if (!res.body.pagination.hasMore) break;
+        endingBefore = page[0];
+      }
+      // Nearest the cursor first: 1-5, then 6-10, then 11, each newest first.
+      expect(pages).toEqual([
+        ids.slice(1, 6).reverse(),
+        ids.slice(6, 11).reverse(),
+        ids.slice(11).reverse(),
+      ]);
+    });
+
+    it('answers an empty last page before the newest event, and no page of the other mode', async () => {
+      const newest = await t
+        .http()
+        .get(`/v0/events?endingBefore=${ids[11]}`)
+        .set(tenant.live.auth)
+        .expect(200);
+      // The test-mode event and the other organization's, recorded after it, are not newer ones.
+      expect(newest.body).toEqual({ data: [], pagination: { limit: 10, hasMore: false } });
+      const middle = await t
+        .http()
+        .get(`/v0/events?limit=3&type=plan.updated&endingBefore=${ids[2]}`)
+        .set(tenant.live.auth)
+        .expect(200);
+      // plan.updated are ids 2, 6 and 10: newer than 2 are 6 and 10.
+      expect(middle.body.data.map((e: { id: string }) => e.id)).toEqual([ids[10], ids[6]]);
+      expect(middle.body.pagination.hasMore).toBe(false);
+    });
+
+    it('refuses startingAfter with endingBefore, beside any other problem', async () => {
+      const res = await t
+        .http()
+        .get(`/v0/events?limit=0&startingAfter=${ids[3]}&endingBefore=${ids[8]}`)
+        .set(tenant.live.auth);
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'limit', code: 'out_of_range' }),
+          expect.objectContaining({
+            field: 'endingBefore',
+            code: 'field_not_allowed',
+            message: expect.stringContaining('startingAfter'),
+          }),
+        ]),
+      );
+      expect(res.body.errors).toHaveLength(2);
+    });
+
     it('shows only the caller mode', async () => {
       const res = await t.http().get('/v0/events?limit=100').set(tenant.test.auth).expect(200);
       expect(res.body.data.map((e: any) => e.data.object.id)).toEqual(['test_mode']);
@@ -220,6 +279,23 @@ describe(`events (${TEST_DIALECT})`, () => {
           startingAfter = res.body.data[res.body.data.length - 1].id;
         }
         expect(seen).toEqual(expected);
+        // And back from the oldest with endingBefore: the same events, pages in reverse.
+        const back: string[][] = [];
+        let endingBefore = expected[expected.length - 1];
+        for (;;) {
+          const query = new URLSearchParams({ type: 'plan.*', limit: String(limit), endingBefore });
+          const res = await t
+            .http()
+            .get(`/v0/events?${query.toString()}`)
+            .set(lister.live.auth)
+            .expect(200);
+          expect(res.body.data.length).toBeGreaterThan(0);
+          expect(res.body.data.length).toBeLessThanOrEqual(limit);
+          back.unshift(res.body.data.map((e: { id: string }) => e.id));
+          if (!res.body.pagination.hasMore) break;
+          endingBefore = res.body.data[0].id;
+        }
+        expect([...back.flat(), expected[expected.length - 1]]).toEqual(expected);
       }
     });
 
@@ -232,6 +308,8 @@ describe(`events (${TEST_DIALECT})`, () => {
       ['limit=101', 'limit'],
       ['offset=10', 'offset'],
       ['startingAfter=plan_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', 'startingAfter'],
+      ['endingBefore=plan_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', 'endingBefore'],
+      ['endingBefore=', 'endingBefore'],
     ])('refuses ?%s with a 400 naming %s', async (query, field) => {
       const res = await t.http().get(`/v0/events?${query.toString()}`).set(tenant.live.auth);
       expectErrorEnvelope(res, 400, 'validation_error');
@@ -242,8 +320,11 @@ describe(`events (${TEST_DIALECT})`, () => {
       const foreign = await record(other, true, 'plan.created', { id: 'x' });
       const ownTest = await record(tenant, false, 'plan.created', { id: 'y' });
       for (const cursor of [foreign.id, ownTest.id]) {
-        const res = await t.http().get(`/v0/events?startingAfter=${cursor}`).set(tenant.live.auth);
-        expectErrorEnvelope(res, 400, 'validation_error', 'UNKNOWN_CURSOR');
+        for (const param of ['startingAfter', 'endingBefore']) {
+          const res = await t.http().get(`/v0/events?${param}=${cursor}`).set(tenant.live.auth);
+          expectErrorEnvelope(res, 400, 'validation_error', 'UNKNOWN_CURSOR');
+          expect(res.body.errors).toEqual([expect.objectContaining({ field: param })]);
+        }
       }
     });
   });

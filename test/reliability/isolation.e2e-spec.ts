@@ -435,8 +435,10 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     );
     expect(endpointOfB.status).toBe(201);
     webhookSecrets.push(endpointOfB.body.secret as string);
-    const eventsOfB = await asB('GET', '/v0/events', `/v0/events?startingAfter=${idsOfA.event}`);
-    expectAnswer(eventsOfB, 400, 'UNKNOWN_CURSOR', 'startingAfter');
+    for (const cursor of ['startingAfter', 'endingBefore']) {
+      const eventsOfB = await asB('GET', '/v0/events', `/v0/events?${cursor}=${idsOfA.event}`);
+      expectAnswer(eventsOfB, 400, 'UNKNOWN_CURSOR', cursor);
+    }
     // The organization id is B's own too when B is A's other mode.
     const everyIdOfA = Object.entries(idsOfA)
       .filter(([kind]) => !(scenario.sameOrganization && kind === 'organization'))

@@ -70,7 +70,11 @@ export class CursorPaginationResponse {
   @ApiProperty({ example: 10 })
   limit: number;
 
-  /** True when older events follow: pass the last id of this page as `startingAfter`. */
+  /**
+   * True when more events follow in the direction of the page: older ones (pass the last id of
+   * this page as `startingAfter`), or, for a page asked with `endingBefore`, newer ones (pass the
+   * first id of this page as `endingBefore`).
+   */
   @ApiProperty({ example: true })
   hasMore: boolean;
 }

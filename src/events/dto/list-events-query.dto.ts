@@ -1,7 +1,23 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
 import { IsIdShape, ToInteger } from '../../common/validation/decorators';
 import { EVENT_PREFIXES, EVENT_TYPES } from '../event-types';
+
+/** A page is taken on one side of one cursor: `endingBefore` with `startingAfter` is refused. */
+function NotWithStartingAfter(): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'notWithStartingAfter',
+      validator: {
+        validate: (_value, args) =>
+          (args?.object as ListEventsQueryDto).startingAfter === undefined,
+        defaultMessage: () =>
+          'cannot be sent with startingAfter: send startingAfter for the next older page or endingBefore for the next newer one',
+      },
+    },
+    { context: { code: 'field_not_allowed' } },
+  );
+}
 
 /** `GET /v0/events`: a cursor page (docs/api.md §4), optionally of one type or resource. */
 export class ListEventsQueryDto {
@@ -19,6 +35,16 @@ export class ListEventsQueryDto {
   @IsIdShape('evt', 'an event')
   @ApiPropertyOptional({ example: 'evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
   startingAfter?: string;
+
+  /**
+   * The first event id of a page: this page holds the events just newer than it, still newest
+   * first, and `hasMore` says whether newer ones follow (pass this page's first id again).
+   */
+  @IsOptional()
+  @IsIdShape('evt', 'an event')
+  @NotWithStartingAfter()
+  @ApiPropertyOptional({ example: 'evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  endingBefore?: string;
 
   /** An event type (`plan.updated`) or every type of a resource (`plan.*`). */
   @IsOptional()

@@ -374,7 +374,7 @@ export function fuzzRoutes(s: FuzzSuite): FuzzRoutes {
         url: '/v0/events',
         query: () =>
           queryArb(
-            ['type', 'startingAfter'],
+            ['type', 'startingAfter', 'endingBefore'],
             fc.constantFrom(
               'plan.*',
               'webhookEndpoint.created',
