@@ -36,6 +36,24 @@ describe('parsePriceProperties', () => {
         [{ field: 'properties.unitPrice', code: 'required' }],
       ],
       [
+        'a null amount',
+        'standard',
+        { unitPrice: null },
+        [{ field: 'properties.unitPrice', code: 'invalid_type' }],
+      ],
+      [
+        'null parameters and a null function',
+        'volume',
+        { ...volume(), parameters: null },
+        [{ field: 'properties.parameters', code: 'invalid_type' }],
+      ],
+      [
+        'a null volume function',
+        'volume',
+        volume({ function: null }),
+        [{ field: 'properties.parameters.function', code: 'invalid_type' }],
+      ],
+      [
         'a number',
         'standard',
         { unitPrice: 1.5 },
@@ -75,12 +93,6 @@ describe('parsePriceProperties', () => {
         '13 fractional digits',
         'standard',
         { unitPrice: '0.0000000000001' },
-        [{ field: 'properties.unitPrice', code: 'invalid_decimal' }],
-      ],
-      [
-        'null as an amount',
-        'standard',
-        { unitPrice: null },
         [{ field: 'properties.unitPrice', code: 'invalid_decimal' }],
       ],
       [

@@ -65,6 +65,9 @@ function walk(
     const v = value[key];
     if (v === undefined) {
       errors.push({ field, code: 'required', message: 'is required' });
+    } else if (v === null) {
+      // As for every other field (docs/errors.md): null is the wrong type, whatever the rule.
+      errors.push({ field, code: 'invalid_type', message: 'may not be null' });
     } else if (rule === 'decimal') {
       if (isDecimalString(v)) out[key] = v;
       else

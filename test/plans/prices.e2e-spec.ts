@@ -122,13 +122,22 @@ describe(`prices (${TEST_DIALECT})`, () => {
       ['an empty string', ''],
       ['a trailing point', '1.'],
       ['a comma', '1,5'],
-      ['null', null],
     ])('rejects %s as an amount with invalid_decimal', async (_label, amount) => {
       const before = await countPrices();
       const res = await post(validBody({ properties: { unitPrice: amount } }));
       expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_DECIMAL');
       expect(res.body.errors).toEqual([
         { field: 'properties.unitPrice', code: 'invalid_decimal', message: expect.any(String) },
+      ]);
+      expect(await countPrices()).toBe(before);
+    });
+
+    it('rejects a null amount as invalid_type, as null is for every other field', async () => {
+      const before = await countPrices();
+      const res = await post(validBody({ properties: { unitPrice: null } }));
+      expectErrorEnvelope(res, 400, 'validation_error', 'INVALID_TYPE');
+      expect(res.body.errors).toEqual([
+        { field: 'properties.unitPrice', code: 'invalid_type', message: 'may not be null' },
       ]);
       expect(await countPrices()).toBe(before);
     });
