@@ -107,6 +107,53 @@ describe('WebhookSender', () => {
     });
   });
 
+  it('closes a connection whose answer body trickles on past the timeout; the status stands', async () => {
+    receiver = await startReceiver(false);
+    senderWith({ timeoutMs: 300 });
+    const url = `http://127.0.0.1:${receiver.port}/hooks`;
+    let closed = false;
+    receiver.handle = (n, req, res) => {
+      if (n > 0) return void res.writeHead(200).end('ok');
+      res.writeHead(200);
+      const trickle = setInterval(() => res.write('x'), 20);
+      req.socket.on('close', () => {
+        clearInterval(trickle);
+        closed = true;
+      });
+    };
+    expect(await send(sender, url)).toMatchObject({ succeeded: true, statusCode: 200 });
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(true);
+    // The next attempt opens a connection of its own.
+    expect(await send(sender, url)).toMatchObject({ succeeded: true });
+    expect(receiver.requests).toEqual([1, 2]);
+  });
+
+  it('reads at most 64 KiB of an answer body, then closes the connection', async () => {
+    receiver = await startReceiver(false);
+    senderWith({});
+    const url = `http://127.0.0.1:${receiver.port}/hooks`;
+    let written = 0;
+    let closed = false;
+    receiver.handle = (_n, req, res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const more = () => {
+        while (written < 64 * 1024 * 1024 && res.write(chunk)) written += chunk.length;
+        if (written >= 64 * 1024 * 1024) res.end();
+      };
+      res.on('drain', more);
+      req.socket.on('close', () => (closed = true));
+      more();
+    };
+    expect(await send(sender, url)).toMatchObject({ succeeded: true, statusCode: 200 });
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    // Closed by the sender long before the 64 MB offered went out (read whole, the connection
+    // would have been kept for the next attempt).
+    expect(closed).toBe(true);
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+  });
+
   describe('with the address rules on (https, a name the test resolves)', () => {
     let answers: (() => LookupAddress[] | Promise<LookupAddress[]>)[];
     let resolved: number;

@@ -52,6 +52,11 @@ const ERROR_MAX = 500;
  * keep them: a server that announces less (`Keep-Alive: timeout=N`) is trusted to N - 1 s.
  */
 const IDLE_MS = 4_000;
+/**
+ * The most of an answer's body read (and dropped): past it, or past the attempt's timeout, the
+ * connection is closed rather than kept, so that no receiver holds one open by trickling a body.
+ */
+const BODY_MAX_BYTES = 64 * 1024;
 /** Errors of a kept-alive connection that the server closed as the attempt began. */
 const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -83,7 +88,9 @@ function reasonOf(err: NodeJS.ErrnoException): string {
  * Makes webhook attempts: one POST of a signed event each. Success is a 2xx answer within the
  * timeout; any other status (a redirect included: it is never followed), a timeout, a refused or
  * reset connection, or an address that is not public (unless private networks are allowed) is a
- * failure with a reason. The answer's body is read and dropped.
+ * failure with a reason, settled as soon as the status arrives. The answer's body is read and
+ * dropped, up to BODY_MAX_BYTES and within the attempt's timeout; a longer or slower one closes
+ * the connection (the outcome stands: it is the status).
  *
  * Connections are kept alive and reused by the next attempt to the same host and port, as
  * Node's agents do, so that a busy endpoint is not paid a new connection (and TLS handshake) per
@@ -178,7 +185,16 @@ export class WebhookSender {
         });
         current.on('response', (res) => {
           const status = res.statusCode ?? 0;
-          res.resume();
+          let read = 0;
+          const cut = setTimeout(
+            () => res.destroy(),
+            Math.max(0, timeoutMs - (performance.now() - started)),
+          );
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > BODY_MAX_BYTES) res.destroy();
+          });
+          res.on('close', () => clearTimeout(cut));
           res.on('error', () => undefined);
           const ok = status >= 200 && status < 300;
           let error: string | null = null;
