@@ -23,6 +23,7 @@ function harness(
   const started: string[] = [];
   const ended: string[] = [];
   const dropped: string[] = [];
+  const withdrawn: string[] = [];
   const slots = new DeliverySlots(
     limits,
     (job) =>
@@ -33,6 +34,7 @@ function harness(
     {
       ended: (job) => ended.push(job.deliveryId),
       dropped: (job) => dropped.push(job.deliveryId),
+      withdrawn: (job) => withdrawn.push(job.deliveryId),
     },
     () => now,
   );
@@ -57,10 +59,25 @@ function harness(
     for (const id of [...pending.keys()]) await finish(id, outcome);
   };
   const inFlight = () => pending.size;
-  return { slots, job, finish, finishAll, inFlight, advance, started, ended, dropped };
+  return { slots, job, finish, finishAll, inFlight, advance, started, ended, dropped, withdrawn };
 }
 
 describe('DeliverySlots', () => {
+  it('withdraws the jobs not started, which never start; one in flight runs to its end', async () => {
+    const h = harness();
+    h.slots.submit([h.job('a1', 'A'), h.job('a2', 'A'), h.job('a3', 'A'), h.job('a4', 'A')]);
+    h.slots.submit([h.job('b1', 'B'), h.job('b2', 'B')]);
+    expect(h.started).toEqual(['a1', 'a2', 'b1']);
+    h.slots.withdraw(['a1', 'a3', 'a4', 'zz']);
+    expect(h.withdrawn).toEqual(['a3', 'a4']);
+    await h.finishAll();
+    await h.finishAll(); // b2, started as b1 ended
+    expect(h.started).toEqual(['a1', 'a2', 'b1', 'b2']);
+    expect(h.ended).toEqual(['a1', 'a2', 'b1', 'b2']);
+    h.slots.withdraw(['b2']);
+    expect(h.withdrawn).toEqual(['a3', 'a4']);
+  });
+
   it('runs at most endpointConcurrency attempts to one endpoint, and others go on beside', async () => {
     const h = harness();
     h.slots.submit([h.job('a1', 'A'), h.job('a2', 'A'), h.job('a3', 'A'), h.job('b1', 'B')]);

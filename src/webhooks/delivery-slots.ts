@@ -29,6 +29,8 @@ export interface SlotReports {
   ended(job: DeliveryJob, outcome: SendOutcome, at: number): void;
   /** Too little of its lease was left when its turn came: left to the lease's end. */
   dropped(job: DeliveryJob): void;
+  /** Taken back before its turn (`withdraw`): its endpoint changed since it was claimed. */
+  withdrawn?(job: DeliveryJob): void;
 }
 
 /**
@@ -96,6 +98,20 @@ export class DeliverySlots {
     this.pump();
   }
 
+  /**
+   * Takes back the jobs of these deliveries that have not started, and reports each as
+   * withdrawn; one already started runs to its end.
+   */
+  withdraw(deliveryIds: readonly string[]): void {
+    const ids = new Set(deliveryIds);
+    const kept: DeliveryJob[] = [];
+    const taken: DeliveryJob[] = [];
+    for (const job of this.ready) (ids.has(job.deliveryId) ? taken : kept).push(job);
+    if (taken.length === 0) return;
+    this.ready.splice(0, this.ready.length, ...kept);
+    for (const job of taken) this.reports.withdrawn?.(job);
+  }
+
   /** Starts no more attempts; returns the jobs not started, once those in flight have ended. */
   async stop(): Promise<DeliveryJob[]> {
     this.stopped = true;
@@ -160,7 +176,10 @@ export class DeliverySlots {
 }
 
 /** What the dispatcher tells the sending thread. */
-export type ToSender = { type: 'submit'; jobs: DeliveryJob[] } | { type: 'stop' };
+export type ToSender =
+  | { type: 'submit'; jobs: DeliveryJob[] }
+  | { type: 'withdraw'; deliveryIds: string[] }
+  | { type: 'stop' };
 
 /** What the sending thread tells the dispatcher (ended and dropped attempts come in batches). */
 export type FromSender =
@@ -168,6 +187,7 @@ export type FromSender =
       type: 'reports';
       ended: { deliveryId: string; outcome: SendOutcome; at: number }[];
       dropped: string[];
+      withdrawn: string[];
     }
   | { type: 'stopped'; left: string[] };
 

@@ -8,6 +8,8 @@ export interface ThreadReports {
   ended(deliveryId: string, outcome: SendOutcome, at: Date): void;
   /** Not attempted (too little of its lease was left when its turn came). */
   dropped(deliveryId: string): void;
+  /** Not attempted: taken back by `withdraw` before its turn (one batch per report). */
+  withdrawn(deliveryIds: string[]): void;
   /** The thread died: whatever it had was neither reported nor handed back. */
   lost(err: Error): void;
 }
@@ -31,6 +33,13 @@ export class DeliveryThread {
     if (jobs.length === 0) return;
     const message: ToSender = { type: 'submit', jobs };
     (this.worker ??= this.spawn()).postMessage(message);
+  }
+
+  /** Takes back those of these deliveries not started yet: reported as withdrawn. */
+  withdraw(deliveryIds: string[]): void {
+    if (deliveryIds.length === 0 || !this.worker) return;
+    const message: ToSender = { type: 'withdraw', deliveryIds };
+    this.worker.postMessage(message);
   }
 
   /**
@@ -68,6 +77,7 @@ export class DeliveryThread {
       }
       for (const e of message.ended) this.reports.ended(e.deliveryId, e.outcome, new Date(e.at));
       for (const id of message.dropped) this.reports.dropped(id);
+      if (message.withdrawn.length > 0) this.reports.withdrawn(message.withdrawn);
     });
     const gone = (err: Error) => {
       if (this.worker !== worker) return;

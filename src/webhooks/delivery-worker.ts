@@ -31,13 +31,15 @@ function run(): void {
   // Reports go out once per turn of this thread's event loop, together.
   let ended: { deliveryId: string; outcome: SendOutcome; at: number }[] = [];
   let dropped: string[] = [];
+  let withdrawn: string[] = [];
   let flushing = false;
   const flush = () => {
     flushing = false;
-    if (ended.length === 0 && dropped.length === 0) return;
-    const message: FromSender = { type: 'reports', ended, dropped };
+    if (ended.length === 0 && dropped.length === 0 && withdrawn.length === 0) return;
+    const message: FromSender = { type: 'reports', ended, dropped, withdrawn };
     ended = [];
     dropped = [];
+    withdrawn = [];
     port.postMessage(message);
   };
   const later = () => {
@@ -65,12 +67,20 @@ function run(): void {
         dropped.push(job.deliveryId);
         later();
       },
+      withdrawn: (job) => {
+        withdrawn.push(job.deliveryId);
+        later();
+      },
     },
   );
 
   port.on('message', (message: ToSender) => {
     if (message.type === 'submit') {
       slots.submit(message.jobs);
+      return;
+    }
+    if (message.type === 'withdraw') {
+      slots.withdraw(message.deliveryIds);
       return;
     }
     abort.abort();

@@ -34,10 +34,26 @@ const CLAIM_MAX = 500;
 /** How much of an endpoint's expected attempt duration comes from its latest attempt. */
 const DURATION_WEIGHT = 0.2;
 
+/**
+ * What of an endpoint an attempt is made with: its URL and signing secrets, and whether it
+ * receives at all. A held delivery whose endpoint no longer matches this is taken back.
+ */
+function sendsAs(e: WebhookEndpoint): string {
+  return JSON.stringify([
+    e.deletedAt === null && e.status === 'enabled',
+    e.url,
+    e.secretEncrypted,
+    e.previousSecretEncrypted,
+    e.previousSecretExpiresAt?.getTime() ?? null,
+  ]);
+}
+
 /** A claimed delivery (its lease token and end set) and what its attempt sends. */
 interface Claimed {
   delivery: WebhookDelivery;
   endpoint: WebhookEndpoint;
+  /** `sendsAs(endpoint)` when it was claimed. */
+  sendsAs: string;
   /** The event as GET shows it: the exact JSON text sent and signed. */
   body: string;
 }
@@ -91,6 +107,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly held = new Map<string, number>();
   /** Attempts cut short by stopping, to hand back. */
   private readonly aborted: Claimed[] = [];
+  /** When held deliveries were last compared with their endpoints (see `recheck`). */
+  private lastRecheckAt = 0;
+  private rechecking?: Promise<void>;
   /** Ended attempts to record, and the recording under way. */
   private readonly attempted: Attempted[] = [];
   private recording?: Promise<void>;
@@ -141,12 +160,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       {
         ended: (id, outcome, at) => this.ended(id, outcome, at),
         dropped: (id) => this.report(id),
+        withdrawn: (ids) => this.withdrawn(ids),
         lost: (err) => this.lost(err),
       },
     );
     endpointsService.onQueued(() => {
       this.moreDue = true;
       this.wake(20);
+    });
+    endpointsService.onChanged((endpointId) => {
+      if (this.running && this.held.has(endpointId)) void this.recheck();
     });
     metrics.measureOldestUndelivered(() => db.read((m) => deliveries.oldestUndeliveredAt(m)));
   }
@@ -263,6 +286,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /** Claims what may be held beside what is, and hands it to the sending thread. */
   private async poll(): Promise<void> {
+    if (
+      this.held.size > 0 &&
+      Date.now() - this.lastRecheckAt >= this.config.webhooks.pollIntervalMs
+    ) {
+      await this.recheck();
+    }
     if (!this.roomToClaim()) return;
     const free = Math.min(CLAIM_MAX, this.maxHeld - this.outstanding.size);
     const { send, taken, more } = await this.claim(free);
@@ -356,7 +385,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         let body = bodies.get(event.id);
         if (body === undefined)
           bodies.set(event.id, (body = JSON.stringify(toEventResponse(event))));
-        send.push({ delivery: { ...d, leaseToken: token, nextAttemptAt: until }, endpoint, body });
+        send.push({
+          delivery: { ...d, leaseToken: token, nextAttemptAt: until },
+          endpoint,
+          sendsAs: sendsAs(endpoint),
+          body,
+        });
       }
       for (const id of cancel) {
         await this.deliveries.update(m, id, {
@@ -366,6 +400,46 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         });
       }
       return { send, taken: taken.length, more };
+    });
+  }
+
+  /**
+   * Takes back from the sending thread the held deliveries not started yet whose endpoint has
+   * changed since they were claimed: disabled or deleted, or given another URL or secret (a
+   * PATCH, a DELETE, a rotation, on this instance or another). They are handed back due now, so
+   * the next claim cancels them or sends them as the endpoint is now. Run at once when this
+   * instance changes an endpoint it holds deliveries of, and at each poll otherwise, at most
+   * every WEBHOOK_POLL_INTERVAL_MS: one read of the endpoints held.
+   */
+  private recheck(): Promise<void> {
+    this.rechecking ??= (async () => {
+      this.lastRecheckAt = Date.now();
+      const ids = [...this.held.keys()];
+      const now = new Map(
+        (await this.db.read((m) => this.endpoints.findByIds(m, ids))).map((e) => [e.id, e]),
+      );
+      const stale: string[] = [];
+      for (const c of this.outstanding.values()) {
+        const endpoint = now.get(c.endpoint.id);
+        if (!endpoint || sendsAs(endpoint) !== c.sendsAs) stale.push(c.delivery.id);
+      }
+      this.thread.withdraw(stale);
+    })()
+      .catch((err: unknown) => this.logger.warn({ err }, 'webhook endpoints not rechecked'))
+      .finally(() => (this.rechecking = undefined));
+    return this.rechecking;
+  }
+
+  /** Deliveries taken back from the sending thread (see `recheck`): due again now. */
+  private withdrawn(deliveryIds: string[]): void {
+    const back: Claimed[] = [];
+    for (const id of deliveryIds) {
+      const c = this.report(id);
+      if (c) back.push(c);
+    }
+    void this.handBack(back).then(() => {
+      this.moreDue = true;
+      this.wake(0);
     });
   }
 
@@ -474,6 +548,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** The attempts' rows, their deliveries' next states and their endpoints' failing streaks. */
   private async record(batch: Attempted[]): Promise<void> {
     const { retryScheduleSeconds, disableAfterSeconds } = this.config.webhooks;
+    let disabled = false;
     await this.transaction(async (m) => {
       // The endpoint rows first, then the deliveries: the order in which PATCH and DELETE of an
       // endpoint lock them too (before canceling its deliveries), so the two never deadlock.
@@ -550,9 +625,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           now.getTime() - since.getTime() >= disableAfterSeconds * 1000
         ) {
           await this.endpointsService.disableFailing(m, { ...endpoint, failingSince: since }, now);
+          disabled = true;
           this.logger.warn({ endpointId: id }, 'webhook endpoint disabled after failing');
         }
       }
     });
+    // What it still held for an endpoint just disabled is taken back and canceled.
+    if (disabled) await this.recheck();
   }
 }

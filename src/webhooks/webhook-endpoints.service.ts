@@ -50,6 +50,7 @@ const OPENED_SECRETS_KEPT = 10_000;
 export class WebhookEndpointsService {
   private readonly secrets: SecretBox;
   private readonly wakeListeners: (() => void)[] = [];
+  private readonly changeListeners: ((endpointId: string) => void)[] = [];
   /** Opened signing secrets by sealed value (see `signingSecrets`). */
   private readonly openedSecrets = new Map<string, string>();
 
@@ -68,6 +69,19 @@ export class WebhookEndpointsService {
   /** Called when deliveries were queued (the dispatcher wakes up rather than wait for its poll). */
   onQueued(listener: () => void): void {
     this.wakeListeners.push(listener);
+  }
+
+  /**
+   * Called once a change to an endpoint has committed (PATCH, DELETE, rotateSecret): the
+   * dispatcher takes back what it holds for it (WebhookDispatcher.recheck).
+   */
+  onChanged(listener: (endpointId: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed<T>(endpointId: string, result: T): T {
+    for (const listener of this.changeListeners) listener(endpointId);
+    return result;
   }
 
   /**
@@ -155,7 +169,7 @@ export class WebhookEndpointsService {
     const enabledEvents =
       dto.enabledEvents === undefined ? undefined : checkEnabledEvents(dto.enabledEvents);
     const url = dto.url === undefined ? undefined : await this.checkUrl(dto.url);
-    return this.db.transaction(async (m) => {
+    const updated = await this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
       const before = toWebhookEndpointResponse(endpoint);
       assertIfMatch(ifMatch, before);
@@ -193,6 +207,7 @@ export class WebhookEndpointsService {
       });
       return after;
     }, caller.commit);
+    return this.changed(id, updated);
   }
 
   /** A soft delete: the endpoint answers 404 from now on and receives nothing more. */
@@ -201,7 +216,7 @@ export class WebhookEndpointsService {
     id: string,
     ifMatch?: string,
   ): Promise<DeletedWebhookEndpointResponse> {
-    return this.db.transaction(async (m) => {
+    const deleted = await this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
       const response = toWebhookEndpointResponse(endpoint);
       assertIfMatch(ifMatch, response);
@@ -209,8 +224,9 @@ export class WebhookEndpointsService {
       await this.endpoints.update(m, id, { deletedAt: now, updatedAt: now });
       await this.deliveries.cancelPending(m, id);
       await this.events.record(m, { ...caller, type: 'webhookEndpoint.deleted', object: response });
-      return { id, object: 'webhookEndpoint', deleted: true };
+      return { id, object: 'webhookEndpoint', deleted: true } as const;
     }, caller.commit);
+    return this.changed(id, deleted);
   }
 
   /**
@@ -220,7 +236,7 @@ export class WebhookEndpointsService {
    * `updatedAt` changes, so that is its previousAttributes (no secret is ever recorded).
    */
   async rotateSecret(caller: Caller, id: string): Promise<WebhookEndpointWithSecretResponse> {
-    return this.db.transaction(async (m) => {
+    const rotated = await this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
       const before = toWebhookEndpointResponse(endpoint);
       const secret = newSigningSecret();
@@ -240,6 +256,7 @@ export class WebhookEndpointsService {
       });
       return { ...after, secret };
     }, caller.commit);
+    return this.changed(id, rotated);
   }
 
   async deliveryAttempts(

@@ -64,4 +64,31 @@ describe(`two dispatching instances on one ${TEST_DIALECT} database`, () => {
     );
     expect(Number(n)).toBe(40);
   });
+  it('stops sending to an endpoint disabled through the other instance, beyond attempts in flight', async () => {
+    const tenant = await createTwoModeTenant(t, 'Disabled elsewhere');
+    const r = await startReceiver();
+    try {
+      r.respond((_req, _n, res) => {
+        setTimeout(() => res.writeHead(204).end(), 250);
+      });
+      const endpoint = await createEndpoint(t, tenant.live, r.url, ['product.*']);
+      for (let i = 0; i < 80; i++) await emit(t, tenant, true, 'product.updated');
+      await r.waitFor(12, 60_000);
+      // Through the first instance: the second learns of it at its next poll (recheck).
+      await t
+        .http()
+        .patch(`/v0/webhookEndpoints/${endpoint.id}`)
+        .set(tenant.live.auth)
+        .send({ status: 'disabled' })
+        .expect(200);
+      const atAnswer = r.received.length;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // In flight at most 4 per instance (WEBHOOK_ENDPOINT_CONCURRENCY), and the second's next
+      // round, which may start before its poll notices the change.
+      expect(r.received.length).toBeLessThanOrEqual(atAnswer + 12);
+      expect(r.received.length).toBeLessThan(60);
+    } finally {
+      await r.close();
+    }
+  });
 });
