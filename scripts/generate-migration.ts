@@ -4,9 +4,11 @@
  * src/database/migrations/<dialect>/. Review the files and register them in
  * src/database/migrations/index.ts.
  *
- * Each dialect runs in a child process because entity column types are chosen from
- * DATABASE_URL when the entity files load. PostgreSQL needs a server: MIGRATION_POSTGRES_URL
- * (default postgres://postgres@127.0.0.1:5432/test) is used to create a scratch database.
+ * Each dialect runs in a child process because a process has one dialect: `dataSourceOptions`
+ * gives the entities' dialect-dependent columns its types (src/database/column-types.ts), those
+ * its entity glob loads afterwards too. PostgreSQL needs a server: MIGRATION_POSTGRES_URL
+ * (default postgres://postgres@127.0.0.1:5432/test) is used to create a scratch database, dropped
+ * at the end, as the scratch SQLite file is, whether the run succeeds or not.
  *
  * When reviewing a SQLite file, check the `down` of any table rebuild: TypeORM renames the table
  * away first (`ALTER TABLE "x" RENAME TO "temporary_x"`), and SQLite then repoints the other
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
   const timestamp = Date.now();
   const sqliteDir = mkdtempSync(join(tmpdir(), 'migration-'));
   const pg = await scratchPostgres();
+  let failed = 0;
   try {
     for (const [dialect, url] of [
       ['sqlite', `sqlite:${join(sqliteDir, 'scratch.sqlite')}`],
@@ -151,12 +154,16 @@ async function main(): Promise<void> {
           },
         },
       );
-      if (child.status !== 0) process.exit(child.status ?? 1);
+      if (child.status !== 0) {
+        failed = child.status ?? 1;
+        break;
+      }
     }
   } finally {
     rmSync(sqliteDir, { recursive: true, force: true });
     await pg.drop();
   }
+  if (failed !== 0) process.exit(failed);
   if (['sqlite', 'postgres'].some((d) => existsSync(migrationFile(d, name, timestamp)))) {
     console.log('Register the new classes in src/database/migrations/index.ts, then review them.');
   }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { getMetadataArgsStorage } from 'typeorm';
 import { Product } from '../catalog/entities/product.entity';
-import { useDialect } from './column-types';
+import { TimestampColumn, useDialect } from './column-types';
 
 /** What TypeORM will build Product's `createdAt` and `metadata` columns from. */
 function columnOptions(property: 'createdAt' | 'metadata') {
@@ -38,5 +38,19 @@ describe('dialect-dependent column types', () => {
     useDialect('sqlite');
     expect(columnOptions('createdAt').type).toBe('datetime');
     expect(columnOptions('createdAt').precision).toBeUndefined();
+  });
+
+  it('give an entity loaded after useDialect its types, as an entity glob loads them', () => {
+    useDialect('postgres');
+    class LateEntity {
+      @TimestampColumn('created_at')
+      createdAt: Date;
+    }
+    const late = getMetadataArgsStorage().columns.find(
+      (c) => c.target === LateEntity && c.propertyName === 'createdAt',
+    );
+    expect(late?.options).toMatchObject({ type: 'timestamptz', precision: 3 });
+    useDialect('sqlite');
+    expect(late?.options).toMatchObject({ type: 'datetime' });
   });
 });

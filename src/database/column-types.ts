@@ -34,18 +34,24 @@ type DialectKind = keyof typeof TYPES;
 /** Every column whose type depends on the dialect: the options TypeORM keeps, and its kind. */
 const dialectColumns: { options: ColumnOptions; kind: DialectKind }[] = [];
 
+/** The dialect of the columns declared from now on (see useDialect). */
+let currentDialect: DatabaseKind = 'sqlite';
+
 function dialectColumn(kind: DialectKind, options: ColumnOptions): PropertyDecorator {
-  // SQLite's types until useDialect says otherwise (a decorator needs a type to register).
-  const own: ColumnOptions = { ...options, ...TYPES[kind].sqlite };
+  // The current dialect's types (SQLite's until useDialect says otherwise): an entity file loaded
+  // after useDialect, as a data source's entity glob loads them, gets the types already set.
+  const own: ColumnOptions = { ...options, ...TYPES[kind][currentDialect] };
   dialectColumns.push({ options: own, kind });
   return Column(own);
 }
 
 /**
- * Gives every dialect-dependent column the type of `dialect`. One dialect per process (the
- * service's configured one): a data source takes the types set when it initializes.
+ * Gives every dialect-dependent column the type of `dialect`, those declared already and those
+ * declared later. One dialect per process (the service's configured one): a data source takes the
+ * types set when it initializes.
  */
 export function useDialect(dialect: DatabaseKind): void {
+  currentDialect = dialect;
   for (const { options, kind } of dialectColumns) Object.assign(options, TYPES[kind][dialect]);
 }
 
