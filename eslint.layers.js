@@ -23,6 +23,29 @@ const LAYERS = [
 
 /** Entry points above every layer: they wire the modules and may import anything. */
 const TOP = ['cli'];
+/** The files at the top of src/ that wire and start the service (above every layer too). */
+const TOP_FILES = ['app.module', 'app.setup', 'main'];
+
+/** What no layer may import, whatever its place (each folder of every layer gets these). */
+const EVERY_LAYER = [
+  {
+    // A path from the project's root (tsconfig's baseUrl) would pass the relative rules below.
+    regex: '^src/',
+    message:
+      'Import from src/ through a relative path (../plans/plans.service), so the layer rules apply to it.',
+  },
+  {
+    regex: `^(\\.\\./)+(${TOP_FILES.map((f) => f.replace('.', '\\.')).join('|')})$`,
+    message: `${TOP_FILES.join(', ')} wire and start the service: no layer imports them.`,
+  },
+  {
+    // A repository under another folder (one of this folder's own is reached without going up
+    // into another folder): a module's queries are reached through its service.
+    regex: '^(\\.\\./)+[^./][^/]*/(.+/)?[^/]+\\.repository$',
+    message:
+      "A repository is private to its module: use that module's service (docs/architecture.md).",
+  },
+];
 
 /** Packages that `src/common` (pure helpers) may not use: Nest's core, Fastify, the database. */
 const NOT_IN_COMMON = [
@@ -40,12 +63,11 @@ const NOT_IN_COMMON = [
 /** A relative import that reaches `folder` at the top of src/ (any depth of `../`). */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
-
 function layerBlocks() {
   const blocks = [];
   LAYERS.forEach((layer, index) => {
     const above = [...LAYERS.slice(index + 1).flatMap((l) => l.folders), ...TOP];
-    const patterns = [];
+    const patterns = [...EVERY_LAYER];
     if (above.length > 0) {
       patterns.push({
         regex: into(above),
@@ -83,4 +105,4 @@ function layerBlocks() {
   return blocks;
 }
 
-module.exports = { LAYERS, layerBlocks };
+module.exports = { LAYERS, TOP, TOP_FILES, layerBlocks };
