@@ -1,3 +1,4 @@
+import { captureLogs } from '../helpers/log-capture';
 import { ResourceKind, RESOURCES, createVia } from '../helpers/resources';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 
@@ -14,8 +15,10 @@ describe.each(RESOURCES.map((r) => [r.name, r] as [string, ResourceKind]))(
     let tenant: TestTenant;
     let other: TestTenant;
 
+    const logs = captureLogs();
+
     beforeAll(async () => {
-      t = await startTestApp();
+      t = await startTestApp({ LOG_LEVEL: 'error' }, { logDestination: logs.destination });
       tenant = await t.createTenant('Owner');
       other = await t.createTenant('Other');
     });
@@ -44,6 +47,32 @@ describe.each(RESOURCES.map((r) => [r.name, r] as [string, ResourceKind]))(
       });
       // The owner's resource is untouched.
       await t.http().get(`${kind.path}/${id}`).set(tenant.auth).expect(200);
+    });
+
+    it('stores the answer of each write in the write transaction itself (caller.commit)', async () => {
+      let n = 0;
+      const key = () => `commit-${kind.name}-${Date.now()}-${n++}`;
+      const created = await t
+        .http()
+        .post(kind.path)
+        .set(tenant.auth)
+        .set('Idempotency-Key', key())
+        .send(await kind.createBody(t, tenant))
+        .expect(201);
+      const path = `${kind.path}/${created.body.id}`;
+      await t
+        .http()
+        .patch(path)
+        .set(tenant.auth)
+        .set('Idempotency-Key', key())
+        .send(kind.change)
+        .expect(200);
+      if (kind.deletable) {
+        const del = await t.http().delete(path).set(tenant.auth).set('Idempotency-Key', key());
+        expect(del.status).toBeLessThan(300);
+      }
+      // IdempotencyService.onSend logs a success whose answer no write transaction stored.
+      expect(logs.lines.filter((l) => l.includes('not stored with its write'))).toEqual([]);
     });
 
     it('answers 404, never a 500, to a malformed id', async () => {

@@ -318,6 +318,15 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     if (claim.kind === 'replay') {
       return replay(request, reply, claim.record, this.storedBody(claim.record));
     }
+    if (keyClaim.armed && reply.statusCode < 300) {
+      // A success whose answer no write transaction stored: the route's service did not pass
+      // `caller.commit` to db.transaction, so a crash between its commit and the store below
+      // would make a retry run the write again (docs/development.md, what every write route owes).
+      this.logger.error(
+        { reqId: request.id, route: `${request.method} ${request.routeOptions.url}` },
+        'idempotent answer not stored with its write: the service must pass caller.commit to db.transaction',
+      );
+    }
     // The response is stored below; no later transaction of this request may store it again.
     keyClaim.settle();
 
