@@ -1,3 +1,4 @@
+import { RouteTable } from '../../src/platform/route-table';
 import { captureLogs } from '../helpers/log-capture';
 import { ResourceKind, RESOURCES, createVia } from '../helpers/resources';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
@@ -237,3 +238,21 @@ describe.each(RESOURCES.map((r) => [r.name, r] as [string, ResourceKind]))(
     });
   },
 );
+
+describe('the resources these promises are checked for', () => {
+  it('include every collection a client creates in (each POST /v0/<collection>)', async () => {
+    const t = await startTestApp();
+    try {
+      const collections = t.app
+        .get(RouteTable)
+        .list()
+        .filter((r) => r.method === 'POST' && /^\/v0\/[A-Za-z]+$/.test(r.url))
+        .map((r) => r.url)
+        .sort();
+      expect(collections.length).toBeGreaterThan(0);
+      expect(collections).toEqual(RESOURCES.map((r) => r.path).sort());
+    } finally {
+      await t.close();
+    }
+  });
+});
