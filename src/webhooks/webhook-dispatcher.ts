@@ -562,6 +562,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       const attempts: WebhookAttempt[] = [];
       const succeeded: string[] = [];
       const failed: { id: string; changes: Partial<WebhookDelivery> }[] = [];
+      const endpointOf = new Map<string, string>();
       /** Each endpoint's failing streak after these attempts, in the order they ended. */
       const streaks = new Map<string, Date | null>();
       for (const { claimed, outcome, at } of batch) {
@@ -592,6 +593,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           nextRetryAt,
           createdAt: at,
         });
+        endpointOf.set(held.id, held.endpointId);
         if (outcome.succeeded) succeeded.push(held.id);
         else {
           failed.push({
@@ -609,6 +611,27 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           : (endpoint?.failingSince ?? null);
         streaks.set(held.endpointId, outcome.succeeded ? null : (streak ?? at));
       }
+      // The endpoints these attempts disable (failing for WEBHOOK_DISABLE_AFTER_SECONDS): their
+      // failed attempts plan no retry, and their deliveries are canceled, as disabling does.
+      const disabling = new Map<string, Date>();
+      for (const [id, since] of streaks) {
+        const endpoint = endpoints.get(id);
+        if (
+          endpoint &&
+          since !== null &&
+          endpoint.status === 'enabled' &&
+          endpoint.deletedAt === null &&
+          now.getTime() - since.getTime() >= disableAfterSeconds * 1000
+        ) {
+          disabling.set(id, since);
+        }
+      }
+      for (const a of attempts) if (disabling.has(a.endpointId)) a.nextRetryAt = null;
+      for (const f of failed) {
+        if (f.changes.status === 'pending' && disabling.has(endpointOf.get(f.id)!)) {
+          Object.assign(f.changes, { status: 'canceled', nextAttemptAt: null });
+        }
+      }
       await this.deliveries.insertAttempts(m, attempts);
       await this.deliveries.markSucceeded(m, succeeded, now);
       for (const { id, changes } of failed) await this.deliveries.update(m, id, changes);
@@ -618,12 +641,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         if ((endpoint.failingSince?.getTime() ?? null) !== (since?.getTime() ?? null)) {
           await this.endpoints.setFailingSince(m, id, since);
         }
-        if (
-          since !== null &&
-          endpoint.status === 'enabled' &&
-          endpoint.deletedAt === null &&
-          now.getTime() - since.getTime() >= disableAfterSeconds * 1000
-        ) {
+        if (disabling.has(id)) {
           await this.endpointsService.disableFailing(m, { ...endpoint, failingSince: since }, now);
           disabled = true;
           this.logger.warn({ endpointId: id }, 'webhook endpoint disabled after failing');

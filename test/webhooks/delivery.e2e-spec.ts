@@ -412,6 +412,9 @@ describe(`an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS (${TEST_DIALECT}
     const list = await attempts(t, tenant.live, endpoint.id);
     expect(list.length).toBeGreaterThanOrEqual(4);
     expect(list.every((a) => !a.succeeded)).toBe(true);
+    // The attempt that disabled it (the newest; the schedule had retries left) plans none.
+    expect(list[0].nextRetryAt).toBeNull();
+    expect(list.slice(1).every((a) => a.nextRetryAt !== null)).toBe(true);
     const count = dead.received.length;
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(dead.received).toHaveLength(count);
