@@ -88,9 +88,9 @@ function reasonOf(err: NodeJS.ErrnoException): string {
  * Makes webhook attempts: one POST of a signed event each. Success is a 2xx answer within the
  * timeout; any other status (a redirect included: it is never followed), a timeout, a refused or
  * reset connection, or an address that is not public (unless private networks are allowed) is a
- * failure with a reason, settled as soon as the status arrives. The answer's body is read and
- * dropped, up to BODY_MAX_BYTES and within the attempt's timeout; a longer or slower one closes
- * the connection (the outcome stands: it is the status).
+ * failure with a reason. The outcome is the status; the answer's body is read and dropped, up to
+ * BODY_MAX_BYTES and within the attempt's timeout, and the attempt ends with it: a longer or
+ * slower body closes the connection (the outcome stands: it is the status).
  *
  * Connections are kept alive and reused by the next attempt to the same host and port, as
  * Node's agents do, so that a busy endpoint is not paid a new connection (and TLS handshake) per
@@ -185,22 +185,28 @@ export class WebhookSender {
         });
         current.on('response', (res) => {
           const status = res.statusCode ?? 0;
-          let read = 0;
-          const cut = setTimeout(
-            () => res.destroy(),
-            Math.max(0, timeoutMs - (performance.now() - started)),
-          );
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > BODY_MAX_BYTES) res.destroy();
-          });
-          res.on('close', () => clearTimeout(cut));
-          res.on('error', () => undefined);
           const ok = status >= 200 && status < 300;
           let error: string | null = null;
           if (status >= 300 && status < 400) error = `redirect (${status}) not followed`;
           else if (!ok) error = `answered ${status}`;
-          settle(done({ succeeded: ok, statusCode: status, error }));
+          // The outcome is the status; the attempt (and its slot) lasts until the body is read
+          // or cut: past BODY_MAX_BYTES or the timeout, the connection is closed. So a receiver
+          // that trickles a body holds no more connections than it has attempts at once.
+          clearTimeout(timer);
+          const cut = setTimeout(
+            () => res.destroy(),
+            Math.max(0, timeoutMs - (performance.now() - started)),
+          );
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > BODY_MAX_BYTES) res.destroy();
+          });
+          res.on('error', () => undefined);
+          res.on('close', () => {
+            clearTimeout(cut);
+            settle(done({ succeeded: ok, statusCode: status, error }));
+          });
         });
         current.on('error', (err: NodeJS.ErrnoException) => {
           // Settled: answered (an answer is never retried), timed out or aborted.

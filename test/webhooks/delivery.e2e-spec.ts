@@ -365,6 +365,34 @@ describe(`webhook delivery (${TEST_DIALECT})`, () => {
     await slow.waitFor(6);
     expect(mostOpen).toBe(2);
   });
+
+  it('holds no more connections than attempts to a receiver that answers 200 and trickles its body', async () => {
+    const tenant = await createTwoModeTenant(t, 'Trickle');
+    const r = await receiver();
+    let open = 0;
+    let mostOpen = 0;
+    r.respond((_req, _n, res) => {
+      open++;
+      mostOpen = Math.max(mostOpen, open);
+      res.writeHead(200);
+      const trickle = setInterval(() => res.write('x'), 100);
+      res.on('close', () => {
+        clearInterval(trickle);
+        open--;
+      });
+    });
+    const endpoint = await createEndpoint(t, tenant.live, r.url, ['product.created']);
+    for (let i = 0; i < 6; i++) await emit(t, tenant, true, 'product.created');
+    // Each attempt lasts until the service cuts the body at its timeout (2 s): three rounds.
+    const list = await eventually(
+      () => attempts(t, tenant.live, endpoint.id),
+      (a) => a.length === 6,
+      30_000,
+    );
+    expect(list.every((a) => a.succeeded && a.statusCode === 200)).toBe(true);
+    // WEBHOOK_ENDPOINT_CONCURRENCY (2): the trickled bodies do not free their slots early.
+    expect(mostOpen).toBe(2);
+  });
 });
 
 describe(`an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS (${TEST_DIALECT})`, () => {
