@@ -40,8 +40,8 @@ export interface UnitOptions {
   /**
    * A unit with `first` does not wait behind the requests' units. The webhook dispatcher's units
    * take it, so that delivery keeps pace with the writes that queue deliveries however many
-   * requests wait (at most three of its units wait at once: a claim, a record, a hand-back; each
-   * is a few short statements).
+   * requests wait (at most four of its units wait at once: a claim, a record, a hand-back and a
+   * recheck of the endpoints it holds deliveries of; each is a few short statements).
    * SQLite runs one unit of work at a time: a unit with `first` goes before the waiting units
    * without it. PostgreSQL runs units side by side, each on a connection of the pool, which
    * hands connections out first come, first served: a unit with `first` takes a connection of

@@ -73,15 +73,21 @@ export class WebhookDeliveriesRepository {
   ): Promise<number> {
     const tokens = new Map(leases.map((l) => [l.id, l.token]));
     const locked = await this.lockMany(m, [...tokens.keys()].sort());
-    const held = locked.filter((d) => d.leaseToken === tokens.get(d.id)).map((d) => d.id);
-    if (held.length === 0) return 0;
+    const held = locked.filter((d) => d.leaseToken === tokens.get(d.id));
     const { deliveries, lease } = this.sql;
-    await this.db.execute(m, lease(held.length), [
-      deliveries.param('nextAttemptAt', at),
-      null,
-      deliveries.param('updatedAt', at),
-      ...held,
-    ]);
+    // Due again at `at`; one canceled meanwhile (cancelPending) only loses its lease.
+    for (const [ids, due] of [
+      [held.filter((d) => d.status !== 'canceled').map((d) => d.id), at],
+      [held.filter((d) => d.status === 'canceled').map((d) => d.id), null],
+    ] as const) {
+      if (ids.length === 0) continue;
+      await this.db.execute(m, lease(ids.length), [
+        due === null ? null : deliveries.param('nextAttemptAt', due),
+        null,
+        deliveries.param('updatedAt', at),
+        ...ids,
+      ]);
+    }
     return held.length;
   }
 
@@ -125,15 +131,17 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Cancels what an endpoint still had to receive (it was disabled or deleted). A delivery in
-   * flight (leased) is left to its attempt, which is recorded when it ends and cancels what it
-   * would retry (WebhookDispatcher.record); if its process died, the next claim cancels it.
+   * Cancels what an endpoint still had to receive (it was disabled or deleted), claimed ones
+   * too: a claimed delivery keeps its lease token, so that an attempt in flight is still recorded
+   * when it ends (WebhookDispatcher.record, which plans no retry for a canceled delivery), and
+   * one not started yet is taken back by the dispatcher's recheck and stays canceled (handBack).
+   * Canceled, it is never due again, even once the endpoint is enabled or its process has died.
    */
   async cancelPending(m: EntityManager, endpointId: string): Promise<void> {
     await m.update(
       WebhookDelivery,
-      { endpointId, nextAttemptAt: Not(IsNull()), leaseToken: IsNull() },
-      { status: 'canceled', nextAttemptAt: null, leaseToken: null, updatedAt: new Date() },
+      { endpointId, nextAttemptAt: Not(IsNull()) },
+      { status: 'canceled', nextAttemptAt: null, updatedAt: new Date() },
     );
   }
 

@@ -35,11 +35,14 @@ const CLAIM_MAX = 500;
 const DURATION_WEIGHT = 0.2;
 
 /**
- * What of an endpoint an attempt is made with: its URL and signing secrets, and whether it
- * receives at all. A held delivery whose endpoint no longer matches this is taken back.
+ * What of an endpoint an attempt is made with: its URL and signing secrets, whether it receives
+ * at all, and when it last changed. A held delivery whose endpoint no longer matches this is
+ * taken back (and handed back: sent as the endpoint is now, unless its change canceled it).
  */
 function sendsAs(e: WebhookEndpoint): string {
   return JSON.stringify([
+    // Any change (a disable undone at once leaves the rest as it was, but its cancel stands).
+    e.updatedAt.getTime(),
     e.deletedAt === null && e.status === 'enabled',
     e.url,
     e.secretEncrypted,
@@ -416,7 +419,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.lastRecheckAt = Date.now();
       const ids = [...this.held.keys()];
       const now = new Map(
-        (await this.db.read((m) => this.endpoints.findByIds(m, ids))).map((e) => [e.id, e]),
+        // A unit of the dispatcher's (FIRST): it never waits behind the requests' units.
+        (await this.transaction((m) => this.endpoints.findByIds(m, ids))).map((e) => [e.id, e]),
       );
       const stale: string[] = [];
       for (const c of this.outstanding.values()) {
@@ -575,7 +579,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         // An endpoint disabled or deleted while the attempt was in flight gets no retry: the
         // attempt is kept, and the delivery canceled as its pending ones were.
         const endpoint = endpoints.get(held.endpointId);
-        const retries = endpoint?.deletedAt === null && endpoint.status === 'enabled';
+        const retries =
+          endpoint?.deletedAt === null &&
+          endpoint.status === 'enabled' &&
+          held.status !== 'canceled';
         const nextRetryAt =
           outcome.succeeded || delay === undefined || !retries
             ? null

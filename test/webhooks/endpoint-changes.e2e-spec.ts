@@ -1,4 +1,7 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
+import request from 'supertest';
+import { createApp } from '../../src/app.setup';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
@@ -22,6 +25,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe(`a change to an endpoint reaches the deliveries already claimed (${TEST_DIALECT})`, () => {
   let t: TestApp;
   let tenant: TwoModeTenant;
+  /** A second instance on the same database that does not deliver. */
+  let other: NestFastifyApplication;
   const receivers: WebhookReceiver[] = [];
 
   async function receiver(): Promise<WebhookReceiver> {
@@ -58,23 +63,36 @@ describe(`a change to an endpoint reaches the deliveries already claimed (${TEST
       WEBHOOK_ENDPOINT_CONCURRENCY_MAX: String(IN_FLIGHT),
     });
     tenant = await createTwoModeTenant(t, 'Changes');
+    other = await createApp({
+      ...t.config,
+      webhooks: { ...t.config.webhooks, dispatcherEnabled: false },
+    });
   });
   afterAll(async () => {
+    await other.close();
     await t.close();
     await Promise.all(receivers.map((r) => r.close()));
   });
 
-  it.each(['disabled', 'deleted'])(
+  it.each([
+    'disabled',
+    'deleted',
+    // Through an instance that does not deliver: the delivering one learns of both changes at
+    // its next poll, when the endpoint reads as it did when the deliveries were claimed.
+    'disabled and enabled again at once, elsewhere',
+  ])(
     'sends only the attempts in flight once the endpoint is %s, and cancels the rest',
     async (change) => {
       const r = await receiver();
       const endpoint = await busyEndpoint(r);
       const path = `/v0/webhookEndpoints/${endpoint.id}`;
-      await (
-        change === 'disabled'
-          ? t.http().patch(path).set(tenant.live.auth).send({ status: 'disabled' })
-          : t.http().delete(path).set(tenant.live.auth)
-      ).expect(200);
+      const via = change.endsWith('elsewhere') ? request(other.getHttpServer()) : t.http();
+      const status = (to: string) =>
+        via.patch(path).set(tenant.live.auth).send({ status: to }).expect(200);
+      if (change === 'deleted') await t.http().delete(path).set(tenant.live.auth).expect(200);
+      else await status('disabled');
+      // Enabling it again sends the events recorded from then on, not those the disable canceled.
+      if (change.endsWith('elsewhere')) await status('enabled');
       const atAnswer = r.received.length;
       // Long enough for several more rounds of the held deliveries, had they been sent.
       await sleep(6 * ANSWER_MS);
