@@ -262,38 +262,34 @@ describe(`events (${TEST_DIALECT})`, () => {
         .map((e) => e.id)
         .reverse();
       for (const limit of [1, 2, 3, 4]) {
-        const seen: string[] = [];
-        let startingAfter: string | undefined;
-        for (;;) {
-          const query = new URLSearchParams({ type: 'plan.*', limit: String(limit) });
-          if (startingAfter) query.set('startingAfter', startingAfter);
+        /** One page of `plan.*` on one side of a cursor: between 1 and `limit` events. */
+        const page = async (cursor: Record<string, string>) => {
+          const query = new URLSearchParams({ type: 'plan.*', limit: String(limit), ...cursor });
           const res = await t
             .http()
             .get(`/v0/events?${query.toString()}`)
             .set(lister.live.auth)
             .expect(200);
-          expect(res.body.data.length).toBeGreaterThan(0);
-          expect(res.body.data.length).toBeLessThanOrEqual(limit);
-          seen.push(...res.body.data.map((e: { id: string }) => e.id));
-          if (!res.body.pagination.hasMore) break;
-          startingAfter = res.body.data[res.body.data.length - 1].id;
+          const ids: string[] = res.body.data.map((e: { id: string }) => e.id);
+          expect(ids.length).toBeGreaterThan(0);
+          expect(ids.length).toBeLessThanOrEqual(limit);
+          return { ids, hasMore: res.body.pagination.hasMore as boolean };
+        };
+        const seen: string[] = [];
+        for (let cursor: Record<string, string> = {}; ;) {
+          const { ids, hasMore } = await page(cursor);
+          seen.push(...ids);
+          if (!hasMore) break;
+          cursor = { startingAfter: ids[ids.length - 1] };
         }
         expect(seen).toEqual(expected);
         // And back from the oldest with endingBefore: the same events, pages in reverse.
         const back: string[][] = [];
-        let endingBefore = expected[expected.length - 1];
-        for (;;) {
-          const query = new URLSearchParams({ type: 'plan.*', limit: String(limit), endingBefore });
-          const res = await t
-            .http()
-            .get(`/v0/events?${query.toString()}`)
-            .set(lister.live.auth)
-            .expect(200);
-          expect(res.body.data.length).toBeGreaterThan(0);
-          expect(res.body.data.length).toBeLessThanOrEqual(limit);
-          back.unshift(res.body.data.map((e: { id: string }) => e.id));
-          if (!res.body.pagination.hasMore) break;
-          endingBefore = res.body.data[0].id;
+        for (let endingBefore = expected[expected.length - 1]; ;) {
+          const { ids, hasMore } = await page({ endingBefore });
+          back.unshift(ids);
+          if (!hasMore) break;
+          endingBefore = ids[0];
         }
         expect([...back.flat(), expected[expected.length - 1]]).toEqual(expected);
       }

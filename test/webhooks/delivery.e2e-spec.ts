@@ -5,7 +5,7 @@ import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
 import { WebhookReceiver, eventually, startReceiver } from '../helpers/webhook-receiver';
-import { attempts, createEndpoint, emit } from './support';
+import { QUICK_DELIVERY, attempts, createEndpoint, emit } from './support';
 
 /**
  * Delivery to real HTTP receivers on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true), with a
@@ -24,14 +24,7 @@ describe(`webhook delivery (${TEST_DIALECT})`, () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp({
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1,1',
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-      WEBHOOK_TIMEOUT_SECONDS: '2',
-      WEBHOOK_LEASE_SECONDS: '5',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
-    });
+    t = await startTestApp(QUICK_DELIVERY);
     acme = await createTwoModeTenant(t, 'Acme');
   });
   afterAll(async () => {

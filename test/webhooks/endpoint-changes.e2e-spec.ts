@@ -6,7 +6,7 @@ import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
 import { Received, WebhookReceiver, eventually, startReceiver } from '../helpers/webhook-receiver';
-import { createEndpoint, emit } from './support';
+import { QUICK_DELIVERY, createEndpoint, emit } from './support';
 
 /** Events queued for the endpoint in each test; it answers each after ANSWER_MS. */
 const EVENTS = 30;
@@ -54,10 +54,8 @@ describe(`a change to an endpoint reaches the deliveries already claimed (${TEST
 
   beforeAll(async () => {
     t = await startTestApp({
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1,1',
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-      WEBHOOK_TIMEOUT_SECONDS: '2',
+      ...QUICK_DELIVERY,
+      // Long enough that many rounds are claimed ahead of the endpoint.
       WEBHOOK_LEASE_SECONDS: '10',
       WEBHOOK_ENDPOINT_CONCURRENCY: String(IN_FLIGHT),
       WEBHOOK_ENDPOINT_CONCURRENCY_MAX: String(IN_FLIGHT),

@@ -2,6 +2,19 @@ import { EventsService } from '../../src/events/events.service';
 import { EventType } from '../../src/events/event-types';
 import { TestApp, TestTenant } from '../helpers/test-app';
 
+/**
+ * Delivery to receivers on 127.0.0.1 in seconds: retries a second apart, polls every 100 ms, a
+ * 2 s timeout, and at most 2 attempts at once to an endpoint.
+ */
+export const QUICK_DELIVERY = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '1,1',
+  WEBHOOK_POLL_INTERVAL_MS: '100',
+  WEBHOOK_TIMEOUT_SECONDS: '2',
+  WEBHOOK_LEASE_SECONDS: '5',
+  WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+};
+
 /** Records an event as another module's write would: in a transaction, through record(). */
 export function emit(
   t: TestApp,

@@ -38,7 +38,8 @@ export class ListEventsQueryDto {
 
   /**
    * The first event id of a page: this page holds the events just newer than it, still newest
-   * first, and `hasMore` says whether newer ones follow (pass this page's first id again).
+   * first, and `hasMore` says whether newer ones follow (pass this page's first id as the next
+   * `endingBefore`).
    */
   @IsOptional()
   @IsIdShape('evt', 'an event')
