@@ -171,9 +171,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.moreDue = true;
       this.wake(20);
     });
-    endpointsService.onChanged((endpointId) => {
-      if (this.running && this.held.has(endpointId)) void this.recheck();
-    });
+    endpointsService.onChanged((endpointId) => this.changedHere(endpointId));
     metrics.measureOldestUndelivered(() => db.read((m) => deliveries.oldestUndeliveredAt(m)));
   }
 
@@ -409,10 +407,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /**
    * Takes back from the sending thread the held deliveries not started yet whose endpoint has
    * changed since they were claimed: disabled or deleted, or given another URL or secret (a
-   * PATCH, a DELETE, a rotation, on this instance or another). They are handed back due now, so
-   * the next claim cancels them or sends them as the endpoint is now. Run at once when this
-   * instance changes an endpoint it holds deliveries of, and at each poll otherwise, at most
-   * every WEBHOOK_POLL_INTERVAL_MS: one read of the endpoints held.
+   * PATCH, a DELETE, a rotation, on another instance; this one's own changes withdraw at once,
+   * see `changedHere`). They are handed back due now, so the next claim cancels them or sends
+   * them as the endpoint is now. Run at each poll, at most every WEBHOOK_POLL_INTERVAL_MS, and
+   * after this instance disables a failing endpoint: one read of the endpoints held.
    */
   private recheck(): Promise<void> {
     this.rechecking ??= (async () => {
@@ -432,6 +430,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       .catch((err: unknown) => this.logger.warn({ err }, 'webhook endpoints not rechecked'))
       .finally(() => (this.rechecking = undefined));
     return this.rechecking;
+  }
+
+  /**
+   * This instance changed an endpoint (its write has committed, its answer not yet left): what
+   * is held for it is withdrawn at once, with no read, before the answer goes out. The next
+   * claim cancels those the change canceled and sends the others as the endpoint is now.
+   */
+  private changedHere(endpointId: string): void {
+    if (!this.running || !this.held.has(endpointId)) return;
+    const ids: string[] = [];
+    for (const c of this.outstanding.values()) {
+      if (c.endpoint.id === endpointId) ids.push(c.delivery.id);
+    }
+    this.thread.withdraw(ids);
   }
 
   /** Deliveries taken back from the sending thread (see `recheck`): due again now. */
