@@ -409,8 +409,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * changed since they were claimed: disabled or deleted, or given another URL or secret (a
    * PATCH, a DELETE, a rotation, on another instance; this one's own changes withdraw at once,
    * see `changedHere`). They are handed back due now, so the next claim cancels them or sends
-   * them as the endpoint is now. Run at each poll, at most every WEBHOOK_POLL_INTERVAL_MS, and
-   * after this instance disables a failing endpoint: one read of the endpoints held.
+   * them as the endpoint is now. Run at each poll, at most every WEBHOOK_POLL_INTERVAL_MS: one
+   * read of the endpoints held.
    */
   private recheck(): Promise<void> {
     this.rechecking ??= (async () => {
@@ -433,8 +433,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * This instance changed an endpoint (its write has committed, its answer not yet left): what
-   * is held for it is withdrawn at once, with no read, before the answer goes out. The next
+   * This instance changed an endpoint (its write has committed, its answer not yet left; or its
+   * dispatcher disabled it for failing): what is held for it is withdrawn at once, with no read,
+   * before the answer goes out. The next
    * claim cancels those the change canceled and sends the others as the endpoint is now.
    */
   private changedHere(endpointId: string): void {
@@ -564,7 +565,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** The attempts' rows, their deliveries' next states and their endpoints' failing streaks. */
   private async record(batch: Attempted[]): Promise<void> {
     const { retryScheduleSeconds, disableAfterSeconds } = this.config.webhooks;
-    let disabled = false;
+    const disabled: string[] = [];
     await this.transaction(async (m) => {
       // The endpoint rows first, then the deliveries: the order in which PATCH and DELETE of an
       // endpoint lock them too (before canceling its deliveries), so the two never deadlock.
@@ -632,7 +633,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       }
       // The endpoints these attempts disable (failing for WEBHOOK_DISABLE_AFTER_SECONDS): their
       // failed attempts plan no retry, and their deliveries are canceled, as disabling does.
-      const disabling = new Map<string, Date>();
+      const disabling = new Set<string>();
       for (const [id, since] of streaks) {
         const endpoint = endpoints.get(id);
         if (
@@ -642,7 +643,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           endpoint.deletedAt === null &&
           now.getTime() - since.getTime() >= disableAfterSeconds * 1000
         ) {
-          disabling.set(id, since);
+          disabling.add(id);
         }
       }
       for (const a of attempts) if (disabling.has(a.endpointId)) a.nextRetryAt = null;
@@ -662,12 +663,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         }
         if (disabling.has(id)) {
           await this.endpointsService.disableFailing(m, { ...endpoint, failingSince: since }, now);
-          disabled = true;
+          disabled.push(id);
           this.logger.warn({ endpointId: id }, 'webhook endpoint disabled after failing');
         }
       }
     });
-    // What it still held for an endpoint just disabled is taken back and canceled.
-    if (disabled) await this.recheck();
+    // What it still holds for an endpoint just disabled is taken back (it stays canceled).
+    for (const id of disabled) this.changedHere(id);
   }
 }
