@@ -134,7 +134,8 @@ export class WebhookDeliveriesRepository {
    * Cancels what an endpoint still had to receive (it was disabled or deleted), claimed ones
    * too: a claimed delivery keeps its lease token, so that an attempt in flight is still recorded
    * when it ends (WebhookDispatcher.record, which plans no retry for a canceled delivery), and
-   * one not started yet is taken back by the dispatcher's recheck and stays canceled (handBack).
+   * one not started yet is taken back by the dispatcher that holds it (at once on the instance
+   * that made the change, at its next poll on another) and stays canceled (handBack).
    * Canceled, it is never due again, even once the endpoint is enabled or its process has died.
    */
   async cancelPending(m: EntityManager, endpointId: string): Promise<void> {

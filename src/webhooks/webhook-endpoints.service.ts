@@ -73,7 +73,7 @@ export class WebhookEndpointsService {
 
   /**
    * Called once a change to an endpoint has committed (PATCH, DELETE, rotateSecret): the
-   * dispatcher takes back what it holds for it (WebhookDispatcher.recheck).
+   * dispatcher takes back what it holds for it (WebhookDispatcher.changedHere).
    */
   onChanged(listener: (endpointId: string) => void): void {
     this.changeListeners.push(listener);
