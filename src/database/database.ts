@@ -72,6 +72,12 @@ async function timed<T>(
   }
 }
 
+/** What a transaction at work has left for its end: `atEnd`'s work, then `atLast`'s. */
+interface UnitEnd {
+  atEnd: (() => Promise<void>)[];
+  atLast: (() => Promise<void>)[];
+}
+
 /**
  * The one way services touch the database.
  *
@@ -86,8 +92,8 @@ export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
   private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
-  /** What each transaction at work has left for its end (see atEnd), by its entity manager. */
-  private readonly endOfUnit = new WeakMap<EntityManager, (() => Promise<void>)[]>();
+  /** What each transaction at work has left for its end (see atEnd, atLast), by its manager. */
+  private readonly endOfUnit = new WeakMap<EntityManager, UnitEnd>();
 
   /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
   readonly isPostgres: boolean;
@@ -122,7 +128,21 @@ export class Database {
   atEnd(manager: EntityManager, work: () => Promise<void>): boolean {
     const ending = this.endOfUnit.get(manager);
     if (!ending) return false;
-    ending.push(work);
+    ending.atEnd.push(work);
+    return true;
+  }
+
+  /**
+   * Runs `work` last in the transaction of `manager`: after what was left for its end (`atEnd`)
+   * and after an idempotent answer is stored, right before the commit. For a write to a row that
+   * many transactions write (a kept count): on PostgreSQL the row lock it takes is held until
+   * the commit, so the later it comes, the less the others queue behind it. Returns false, and
+   * runs nothing, outside such a transaction: the caller then does the work at once.
+   */
+  atLast(manager: EntityManager, work: () => Promise<void>): boolean {
+    const ending = this.endOfUnit.get(manager);
+    if (!ending) return false;
+    ending.atLast.push(work);
     return true;
   }
 
@@ -166,13 +186,15 @@ export class Database {
   ): Promise<T> {
     const armed = hook?.armed ? hook : undefined;
     const unit = async (manager: EntityManager) => {
-      const ending: (() => Promise<void>)[] = [];
+      const ending: UnitEnd = { atEnd: [], atLast: [] };
       this.endOfUnit.set(manager, ending);
       const result = await work(manager);
       // What the work left for its end (events recorded in one statement), in order.
-      for (let next = ending.shift(); next; next = ending.shift()) await next();
+      for (let next = ending.atEnd.shift(); next; next = ending.atEnd.shift()) await next();
       this.endOfUnit.delete(manager);
       if (armed) await armed.run(manager, result);
+      // The writes of hot rows, whose locks are then held the shortest time (see atLast).
+      for (const next of ending.atLast) await next();
       return result;
     };
     const result = this.sqliteLock

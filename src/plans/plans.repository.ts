@@ -61,17 +61,21 @@ export class PlansRepository {
 
   /**
    * Moves the plan count of `plan`'s organization, mode and product (live: 0, deleted: 1) by `delta`,
-   * in the transaction that creates or deletes the plan, as its last statement (the row lock it
-   * takes on PostgreSQL is held for the shortest time). A random slot: see PlanCount.
+   * in the transaction that creates or deletes the plan, as its last statement (`db.atLast`:
+   * after the events and the idempotent answer, so the slot's row lock, which every create of
+   * the product may want on PostgreSQL, is held the shortest time). A random slot: see PlanCount.
    */
   async count(m: EntityManager, plan: Plan, deleted: 0 | 1, delta: number): Promise<void> {
-    await this.db.execute(m, this.sql.countChange(deleted), [
-      plan.organizationId,
-      plan.livemode,
-      plan.productId,
-      Math.floor(Math.random() * PLAN_COUNT_SLOTS),
-      delta,
-    ]);
+    const write = async () => {
+      await this.db.execute(m, this.sql.countChange(deleted), [
+        plan.organizationId,
+        plan.livemode,
+        plan.productId,
+        Math.floor(Math.random() * PLAN_COUNT_SLOTS),
+        delta,
+      ]);
+    };
+    if (!this.db.atLast(m, write)) await write();
   }
 }
 

@@ -85,3 +85,74 @@ describe(`plan writes search prices by id (${TEST_DIALECT})`, () => {
     expect(problems).toEqual([]);
   });
 });
+
+/**
+ * Every create and delete of a plan writes one slot of its product's kept count (`plan_counts`),
+ * a row that the other writes of that product want too: on PostgreSQL its lock is held from that
+ * statement to the commit. So it is the transaction's last statement, after the events and the
+ * stored idempotent answer (`db.atLast`), and the lock is held for one round trip only.
+ */
+describe(`a plan's kept count is written last (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenant = await t.createTenant('Counted');
+  });
+  afterAll(() => t.close());
+
+  /** The statements `send` makes, in order. */
+  async function statements(send: () => Promise<unknown>): Promise<string[]> {
+    const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
+    try {
+      await send();
+      return spy.mock.calls.map(([sql]) => sql);
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('after the events and the idempotent answer, right before the commit', async () => {
+    const { product, metrics } = await createCatalog(t, tenant.organizationId, 1);
+    const price = await createPrice(t, tenant, metrics[0].id);
+    let planId = '';
+    const created = await statements(async () => {
+      const res = await t
+        .http()
+        .post('/v0/plans')
+        .set({ ...tenant.auth, 'Idempotency-Key': 'count-last-create' })
+        .send({
+          name: 'Pro',
+          productId: product.id,
+          billingInterval: 'monthly',
+          prices: [price.id],
+        })
+        .expect(201);
+      planId = res.body.id;
+    });
+    const deleted = await statements(() =>
+      t
+        .http()
+        .delete(`/v0/plans/${planId}`)
+        .set({ ...tenant.auth, 'Idempotency-Key': 'count-last-delete' })
+        .expect(200),
+    );
+
+    for (const [write, sql, counts] of [
+      ['create', created, 1],
+      ['delete', deleted, 2],
+    ] as const) {
+      const first = sql.findIndex((s) => /^INSERT INTO "plan_counts"/.test(s));
+      expect({ write, first }).not.toEqual({ write, first: -1 });
+      const last = first + counts - 1;
+      for (let i = first; i <= last; i++) expect(sql[i]).toMatch(/^INSERT INTO "plan_counts"/);
+      expect(sql[last + 1]).toBe('COMMIT');
+      // The answer stored in the write's transaction comes right before the count, the events
+      // before it.
+      expect(sql[first - 1]).toMatch(/^UPDATE "idempotency_records"/);
+      const events = sql.findIndex((s) => /^INSERT INTO "events"/.test(s));
+      expect({ write, events: events >= 0 && events < first }).toEqual({ write, events: true });
+    }
+  });
+});
