@@ -4,9 +4,14 @@
  * POST 204 at once, counts distinct deliveries (path and webhook-id), notes when the first and
  * the last arrived, and checks the signatures of the first few of each run with standardwebhooks.
  *
- * Messages in: { type: 'secret', path, secret } | { type: 'expect', count, verify } | { type: 'status' }.
+ * It also notes when the count reached each of two marks (`from`, `to`): the span between them
+ * is the steady part of a run, past the sender's start and before its last stragglers.
+ *
+ * Messages in: { type: 'secret', path, secret } | { type: 'expect', count, verify, marks? } |
+ *   { type: 'status' }.
  * Messages out: { type: 'listening', port } | { type: 'first' } | { type: 'status', count } |
- *   { type: 'done', first, last, count, verified, forged } (times in ms, performance.now()).
+ *   { type: 'done', first, last, count, verified, forged, fromAt, toAt } (times in ms,
+ *   performance.now()).
  */
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -14,7 +19,7 @@ import { Webhook } from 'standardwebhooks';
 
 type Message =
   | { type: 'secret'; path: string; secret: string }
-  | { type: 'expect'; count: number | null; verify: number }
+  | { type: 'expect'; count: number | null; verify: number; marks?: [number, number] }
   | { type: 'status' };
 
 const secrets = new Map<string, Webhook>();
@@ -25,6 +30,9 @@ let first = 0;
 let last = 0;
 let verified = 0;
 let forged = 0;
+let marks: [number, number] = [0, 0];
+let fromAt = 0;
+let toAt = 0;
 
 const send = (message: object) => process.send?.(message);
 
@@ -43,6 +51,8 @@ const server = createServer((req, res) => {
       send({ type: 'first' });
     }
     last = now;
+    if (seen.size === marks[0]) fromAt = now;
+    if (seen.size === marks[1]) toAt = now;
     const webhook = secrets.get(req.url ?? '');
     if (webhook && toVerify > 0) {
       toVerify--;
@@ -58,7 +68,7 @@ const server = createServer((req, res) => {
       }
     }
     if (seen.size === expected) {
-      send({ type: 'done', first, last, count: seen.size, verified, forged });
+      send({ type: 'done', first, last, count: seen.size, verified, forged, fromAt, toAt });
     }
   });
 });
@@ -69,7 +79,8 @@ process.on('message', (message: Message) => {
     seen = new Set();
     expected = message.count ?? Infinity;
     toVerify = message.verify;
-    first = last = verified = forged = 0;
+    marks = message.marks ?? [0, 0];
+    first = last = verified = forged = fromAt = toAt = 0;
   }
   if (message.type === 'status') {
     send({ type: 'status', count: seen.size, first, last, verified, forged });
