@@ -72,6 +72,12 @@ async function timed<T>(
   }
 }
 
+/** A SELECT written with `?` placeholders, and its parameters. */
+export interface Read {
+  text: string;
+  params: unknown[];
+}
+
 /** What a transaction at work has left for its end: `atEnd`'s work, then `atLast`'s. */
 interface UnitEnd {
   atEnd: (() => Promise<void>)[];
@@ -390,6 +396,33 @@ export class Database {
         chunk.flatMap((row) => table.values(row)),
       );
     }
+  }
+
+  /**
+   * Inserts `rows` as `insertRows` does, then runs `read` in the same transaction; returns the
+   * read's rows. On PostgreSQL, when the rows fit one INSERT, the two are one statement and one
+   * round trip: the INSERT is a data-modifying WITH clause of the SELECT, which PostgreSQL runs
+   * once and to completion whatever the SELECT reads. The SELECT sees the transaction as it was
+   * before the INSERT (its snapshot is taken at the statement's start), so it must not read the
+   * table inserted into; on SQLite it runs after it, and reads the same.
+   */
+  async insertRowsThenRead<T extends ObjectLiteral, R = Record<string, unknown>>(
+    manager: EntityManager,
+    table: EntityTable<T>,
+    rows: T[],
+    read: Read,
+  ): Promise<R[]> {
+    if (this.isPostgres && rows.length > 0 && rows.length <= INSERT_ROWS) {
+      if (!manager.queryRunner)
+        throw new Error('Database.insertRowsThenRead runs in a transaction');
+      const text = `WITH "inserted" AS (${table.insertRowsSql(rows.length)}) ${read.text}`;
+      return manager.query<R[]>(
+        this.sql(text),
+        this.params([...rows.flatMap((row) => table.values(row)), ...read.params]),
+      );
+    }
+    await this.insertRows(manager, table, rows);
+    return this.rows<R>(manager, read.text, read.params);
   }
 
   /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */

@@ -5,7 +5,7 @@ import { EntityManager } from 'typeorm';
 import { ValidationFailedError, NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Database } from '../database/database';
+import { Database, Read } from '../database/database';
 import { Metrics } from '../platform/metrics';
 import { Actor, RequestRef, Tenant } from './caller';
 import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
@@ -27,11 +27,22 @@ export interface RecordEventInput {
 }
 
 /**
- * Called in the transaction that records events, after their rows are inserted (a write's
- * events together): the webhooks module queues their deliveries here, so they commit (or roll
- * back) with the write.
+ * Another module's work in the transaction that records events, after their rows are inserted
+ * (a write's events together): the webhooks module queues their deliveries there, so they
+ * commit (or roll back) with the write.
  */
-export type RecordedListener = (m: EntityManager, events: EventRecord[]) => Promise<void>;
+export interface RecordedListener {
+  /**
+   * A read that `recorded` needs, run with the events' INSERT (one statement on PostgreSQL:
+   * Database.insertRowsThenRead); its rows are handed to `recorded`. One listener may have it.
+   */
+  readAlong?: (events: EventRecord[]) => Read;
+  recorded: (
+    m: EntityManager,
+    events: EventRecord[],
+    rows: Record<string, unknown>[] | undefined,
+  ) => Promise<void>;
+}
 
 /** Called in the retention sweep's transaction before these events are deleted. */
 export type SweepListener = (m: EntityManager, eventIds: string[]) => Promise<void>;
@@ -68,6 +79,9 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Another module's work in the transaction of every recorded event (see RecordedListener). */
   onRecorded(listener: RecordedListener): void {
+    if (listener.readAlong && this.recordedListeners.some((l) => l.readAlong)) {
+      throw new Error('only one RecordedListener may read along the events insert');
+    }
     this.recordedListeners.push(listener);
   }
 
@@ -112,10 +126,22 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     await this.insertNow(m, batch);
   }
 
-  /** The events' rows, then each one's listeners (its deliveries reference its row). */
+  /**
+   * The events' rows, with the read a listener asked to run along (one statement on
+   * PostgreSQL), then each listener's work (its deliveries reference the rows).
+   */
   private async insertNow(m: EntityManager, events: EventRecord[]): Promise<void> {
-    await this.events.insertMany(m, events);
-    for (const listener of this.recordedListeners) await listener(m, events);
+    if (events.length === 0) return;
+    const reader = this.recordedListeners.find((l) => l.readAlong);
+    let rows: Record<string, unknown>[] | undefined;
+    if (reader?.readAlong) {
+      rows = await this.events.insertManyThenRead(m, events, reader.readAlong(events));
+    } else {
+      await this.events.insertMany(m, events);
+    }
+    for (const listener of this.recordedListeners) {
+      await listener.recorded(m, events, listener === reader ? rows : undefined);
+    }
     for (const event of events) this.metrics.eventsRecorded.inc({ type: event.type });
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Database } from '../database/database';
+import { Database, Read } from '../database/database';
 import { EntityTable, perCount, placeholders } from '../database/entity-table';
 import { Tenant } from '../events/caller';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
@@ -124,17 +124,40 @@ export class WebhookEndpointsRepository {
   enabledFor(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
     // Only a transaction's own manager is a key: a read's manager is shared and lives on.
     if (!m.queryRunner) return this.readEnabled(m, tenant);
-    let read = this.listening.get(m);
-    if (!read) this.listening.set(m, (read = new Map<string, Promise<ListeningEndpoint[]>>()));
-    const key = `${tenant.organizationId}:${tenant.livemode}`;
+    const read = this.listeningIn(m);
+    const key = listeningKey(tenant);
     let endpoints = read.get(key);
     if (!endpoints) read.set(key, (endpoints = this.readEnabled(m, tenant)));
     return endpoints;
   }
 
+  /** The read of `enabledFor`, to run along another statement (see `rememberEnabled`). */
+  enabledRead(tenant: Tenant): Read {
+    return { text: ENABLED_SQL, params: [tenant.organizationId, tenant.livemode] };
+  }
+
+  /**
+   * What `enabledRead(tenant)` returned in transaction `m`, read along another statement (the
+   * events' INSERT): `enabledFor` answers it in that transaction without reading again.
+   */
+  rememberEnabled(m: EntityManager, tenant: Tenant, rows: Record<string, unknown>[]): void {
+    if (!m.queryRunner) return;
+    this.listeningIn(m).set(listeningKey(tenant), Promise.resolve(this.toListening(rows)));
+  }
+
+  private listeningIn(m: EntityManager): Map<string, Promise<ListeningEndpoint[]>> {
+    let read = this.listening.get(m);
+    if (!read) this.listening.set(m, (read = new Map<string, Promise<ListeningEndpoint[]>>()));
+    return read;
+  }
+
   private async readEnabled(m: EntityManager, tenant: Tenant): Promise<ListeningEndpoint[]> {
+    const { text, params } = this.enabledRead(tenant);
+    return this.toListening(await this.db.rows(m, text, params));
+  }
+
+  private toListening(rows: Record<string, unknown>[]): ListeningEndpoint[] {
     const endpoints = this.endpointsTable;
-    const rows = await this.db.rows(m, ENABLED_SQL, [tenant.organizationId, tenant.livemode]);
     return rows.map((row) => {
       const { id, enabledEvents } = endpoints.fromRow(row);
       return { id, enabledEvents };
@@ -149,6 +172,11 @@ export class WebhookEndpointsRepository {
     this.listening.delete(m);
     await m.update(WebhookEndpoint, { id }, changes);
   }
+}
+
+/** The key of an organization and mode in `listening`. */
+function listeningKey(tenant: Tenant): string {
+  return `${tenant.organizationId}:${tenant.livemode}`;
 }
 
 /** The enabled live endpoints of an organization (?) and mode (?), by their partial index. */

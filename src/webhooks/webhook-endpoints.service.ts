@@ -62,7 +62,15 @@ export class WebhookEndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.secrets = new SecretBox(config.encryptionKey);
-    events.onRecorded((m, recorded) => this.queueDeliveries(m, recorded));
+    // The endpoints of the first event's organization and mode are read with the events' INSERT
+    // (one statement on PostgreSQL); queueDeliveries finds them remembered.
+    events.onRecorded({
+      readAlong: (recorded) => this.endpoints.enabledRead(tenantOf(recorded[0])),
+      recorded: (m, recorded, rows) => {
+        if (rows) this.endpoints.rememberEnabled(m, tenantOf(recorded[0]), rows);
+        return this.queueDeliveries(m, recorded);
+      },
+    });
     events.onSweep((m, ids) => this.deliveries.deleteForEvents(m, ids));
   }
 
@@ -311,10 +319,7 @@ export class WebhookEndpointsService {
     const now = new Date();
     const deliveries: WebhookDelivery[] = [];
     for (const event of events) {
-      const endpoints = await this.endpoints.enabledFor(m, {
-        organizationId: event.organizationId,
-        livemode: event.livemode,
-      });
+      const endpoints = await this.endpoints.enabledFor(m, tenantOf(event));
       for (const e of endpoints) {
         if (!selects(e.enabledEvents, event.type)) continue;
         deliveries.push({
@@ -378,4 +383,9 @@ export class WebhookEndpointsService {
     if (!endpoint) throw new NotFoundError('webhookEndpoint', id);
     return endpoint;
   }
+}
+
+/** The organization and mode an event belongs to. */
+function tenantOf(event: EventRecord): Tenant {
+  return { organizationId: event.organizationId, livemode: event.livemode };
 }

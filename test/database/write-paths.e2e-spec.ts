@@ -151,8 +151,27 @@ describe(`a plan's kept count is written last (${TEST_DIALECT})`, () => {
       // The answer stored in the write's transaction comes right before the count, the events
       // before it.
       expect(sql[first - 1]).toMatch(/^UPDATE "idempotency_records"/);
-      const events = sql.findIndex((s) => /^INSERT INTO "events"/.test(s));
+      const events = sql.findIndex((s) => /^(WITH "inserted" AS \()?INSERT INTO "events"/.test(s));
       expect({ write, events: events >= 0 && events < first }).toEqual({ write, events: true });
+    }
+  });
+
+  it("reads the endpoints a write's events may go to in the events' own statement on PostgreSQL", async () => {
+    const { product } = await createCatalog(t, tenant.organizationId, 1);
+    const sql = await statements(() => createPlan(t, tenant, product.id));
+    const inserts = sql.filter((s) => /INSERT INTO "events"/.test(s));
+    const reads = sql.filter((s) => /FROM "webhook_endpoints"/.test(s));
+    expect(inserts).toHaveLength(1);
+    if (TEST_DIALECT === 'postgres') {
+      // One round trip: the INSERT is a WITH clause of the endpoints' SELECT.
+      expect(inserts[0]).toMatch(
+        /^WITH "inserted" AS \(INSERT INTO "events" .*\) SELECT "id", "enabled_events" FROM "webhook_endpoints"/,
+      );
+      expect(reads).toEqual(inserts);
+    } else {
+      expect(inserts[0]).toMatch(/^INSERT INTO "events"/);
+      expect(reads).toHaveLength(1);
+      expect(sql.indexOf(reads[0])).toBeGreaterThan(sql.indexOf(inserts[0]));
     }
   });
 });
