@@ -34,7 +34,13 @@ import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/da
 import { runLoad } from './lib/load';
 import { Machine, describeMachine } from './lib/report';
 import { ScenarioData, scenarioRequests } from './lib/scenarios';
-import { Tenant, seedFreePriceTriples, seedTenant, seedWebhookHistory } from './lib/seed';
+import {
+  Tenant,
+  seedFreePriceTriples,
+  seedPlans,
+  seedTenant,
+  seedWebhookHistory,
+} from './lib/seed';
 import { ROOT, Target, buildBaseline, processCpuMs, startTarget } from './lib/servers';
 import { median } from './lib/stats';
 
@@ -54,6 +60,13 @@ const FANOUT_TARGET = 0.5;
 const STEADY_MARKS: [number, number] = [0.2, 0.9];
 const LAG_TARGET_S = 2;
 const FANOUT_ENDPOINTS = 4;
+/**
+ * Plans (with their prices) stored before a run, as a service in use has. Without them the
+ * database is analyzed with an empty plans table, and on PostgreSQL the foreign-key checks of
+ * `prices.plan_id` that the first creates plan (and each connection keeps) are sequential scans
+ * of a table that the load then fills: the instance loaded first pays for them on every create.
+ */
+const SEEDED_PLANS = 5_000;
 /** Events already delivered before a run, as a service in use has (seedWebhookHistory). */
 const WEBHOOK_HISTORY = 20_000;
 /** Cancels every delivery still queued (the seeded history is delivered already). */
@@ -444,6 +457,7 @@ async function createLoad(
  */
 async function seedAndAnalyze(sql: SqlClient): Promise<Tenant> {
   const tenant = await seedTenant(sql, 'Bench');
+  await seedPlans(sql, tenant, SEEDED_PLANS);
   await seedFreePriceTriples(sql, tenant, 5000);
   await seedWebhookHistory(sql, tenant, WEBHOOK_HISTORY);
   await sql.run('ANALYZE');
