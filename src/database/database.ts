@@ -97,6 +97,8 @@ interface UnitEnd {
 export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
+  /** insertRowsThenRead's statements on PostgreSQL, by their INSERT's text and their read's. */
+  private readonly insertsWithRead = new Map<string, Map<string, string>>();
   private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
   /** What each transaction at work has left for its end (see atEnd, atLast), by its manager. */
   private readonly endOfUnit = new WeakMap<EntityManager, UnitEnd>();
@@ -415,9 +417,18 @@ export class Database {
     if (this.isPostgres && rows.length > 0 && rows.length <= INSERT_ROWS) {
       if (!manager.queryRunner)
         throw new Error('Database.insertRowsThenRead runs in a transaction');
-      const text = `WITH "inserted" AS (${table.insertRowsSql(rows.length)}) ${read.text}`;
+      // Both texts are constant (EntityTable keeps one per row count): the statement is built
+      // and converted once for each pair, not on every write.
+      const insert = table.insertRowsSql(rows.length);
+      let byRead = this.insertsWithRead.get(insert);
+      if (!byRead) this.insertsWithRead.set(insert, (byRead = new Map<string, string>()));
+      let text = byRead.get(read.text);
+      if (text === undefined) {
+        text = this.sql(`WITH "inserted" AS (${insert}) ${read.text}`);
+        byRead.set(read.text, text);
+      }
       return manager.query<R[]>(
-        this.sql(text),
+        text,
         this.params([...rows.flatMap((row) => table.values(row)), ...read.params]),
       );
     }
