@@ -446,6 +446,24 @@ export class Database {
   }
 
   /**
+   * Runs an INSERT, UPDATE or DELETE with a RETURNING clause, written with `?` placeholders,
+   * inside `manager`'s transaction; returns the rows it wrote, as it left them.
+   */
+  async returning<R = Record<string, unknown>>(
+    manager: EntityManager,
+    text: string,
+    params: unknown[],
+  ): Promise<R[]> {
+    if (!manager.queryRunner) throw new Error('Database.returning runs inside db.transaction');
+    const result: QueryResult = await manager.queryRunner.query(
+      this.sql(text),
+      this.params(params),
+      true,
+    );
+    return (result.records ?? []) as R[];
+  }
+
+  /**
    * Runs an INSERT, UPDATE or DELETE written with `?` placeholders inside `manager`'s
    * transaction; returns how many rows it changed.
    */

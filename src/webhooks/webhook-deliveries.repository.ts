@@ -28,37 +28,50 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Up to `limit` deliveries due at `now`, oldest due first, leaving out `busyEndpoints`. On
-   * PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED: another instance claiming at the same
-   * moment skips them instead of waiting, and takes others. (On SQLite one process delivers and
-   * its transactions already run one at a time.) The dispatcher's statements are constant SQL
-   * (EntityTable): each delivery runs several, and they are most of its cost.
+   * Up to `limit` deliveries due at `now` (their ids and endpoints), oldest due first, leaving
+   * out `busyEndpoints`. A plain read: nothing is locked until `take` leases the ones chosen, so
+   * a claim locks and writes only the rows it sends. The dispatcher's statements are constant
+   * SQL (EntityTable): each delivery runs several, and they are most of its cost.
    */
-  async due(
+  async dueCandidates(
     m: EntityManager,
     now: Date,
     limit: number,
     busyEndpoints: string[],
-  ): Promise<WebhookDelivery[]> {
+  ): Promise<{ id: string; endpointId: string }[]> {
     const sql = this.sql;
-    const rows = await this.db.rows(m, sql.due(busyEndpoints.length), [
-      sql.deliveries.param('nextAttemptAt', now),
-      ...busyEndpoints,
-      limit,
-    ]);
-    return rows.map((row) => sql.deliveries.fromRow(row));
+    const rows = await this.db.rows<{ id: string; endpoint_id: string }>(
+      m,
+      sql.due(busyEndpoints.length),
+      [sql.deliveries.param('nextAttemptAt', now), ...busyEndpoints, limit],
+    );
+    return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id }));
   }
 
-  /** Moves claimed deliveries a lease ahead under this claim's token. */
-  async lease(m: EntityManager, ids: string[], until: Date, token: string): Promise<void> {
-    if (ids.length === 0) return;
-    const { deliveries, lease } = this.sql;
-    await this.db.execute(m, lease(ids.length), [
+  /**
+   * Leases these deliveries (`ids`, read by `dueCandidates`) until `until` under `token`, those
+   * still due at `now` only, and returns them as leased, in no particular order. On PostgreSQL
+   * a row another instance holds locked is skipped, not waited for (FOR UPDATE SKIP LOCKED): two
+   * instances claiming at once take different rows, and one that another has just leased is no
+   * longer due. (On SQLite one process delivers and its transactions run one at a time.)
+   */
+  async take(
+    m: EntityManager,
+    ids: string[],
+    now: Date,
+    until: Date,
+    token: string,
+  ): Promise<WebhookDelivery[]> {
+    if (ids.length === 0) return [];
+    const { deliveries, take } = this.sql;
+    const rows = await this.db.returning(m, take(ids.length), [
       deliveries.param('nextAttemptAt', until),
       token,
       deliveries.param('updatedAt', new Date()),
       ...ids,
+      deliveries.param('nextAttemptAt', now),
     ]);
+    return rows.map((row) => deliveries.fromRow(row));
   }
 
   /**
@@ -102,11 +115,25 @@ export class WebhookDeliveriesRepository {
     return rows.map((row) => deliveries.fromRow(row));
   }
 
-  /** The outcome of deliveries held and attempted once more with success: nothing left to do. */
-  async markSucceeded(m: EntityManager, ids: string[], at: Date): Promise<void> {
-    if (ids.length === 0) return;
+  /**
+   * The outcome of deliveries attempted once more with success, those only still leased under
+   * `token` (a lease that ran out and was taken over stays with its new holder): nothing left to
+   * do. Returns each one changed with its attempts counted (this one included).
+   */
+  async markSucceeded(
+    m: EntityManager,
+    ids: string[],
+    token: string,
+    at: Date,
+  ): Promise<{ id: string; attempts: number }[]> {
+    if (ids.length === 0) return [];
     const { deliveries, succeeded } = this.sql;
-    await this.db.execute(m, succeeded(ids.length), [deliveries.param('updatedAt', at), ...ids]);
+    const rows = await this.db.returning<{ id: string; attempts: number | string }>(
+      m,
+      succeeded(ids.length),
+      [deliveries.param('updatedAt', at), ...ids, token],
+    );
+    return rows.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
   }
 
   /** Sets `changes` (and a new updatedAt) on one delivery. */
@@ -214,12 +241,22 @@ function deliveryStatements(db: Database) {
     /** Parameters: now, the busy endpoints, the limit. */
     due: perCount(
       (busy) =>
-        `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" ` +
+        'SELECT "id", "endpoint_id" FROM "webhook_deliveries" ' +
         'WHERE "next_attempt_at" IS NOT NULL AND "next_attempt_at" <= ?' +
         (busy > 0 ? ` AND "endpoint_id" NOT IN (${placeholders(busy)})` : '') +
-        ' ORDER BY "next_attempt_at" ASC LIMIT ?' +
-        (db.isPostgres ? ' FOR UPDATE SKIP LOCKED' : ''),
+        ' ORDER BY "next_attempt_at" ASC LIMIT ?',
     ),
+    /** Parameters: the lease's end, its token, updatedAt, the ids, now. */
+    take: perCount((n) => {
+      const still = `"id" IN (${placeholders(n)}) AND "next_attempt_at" IS NOT NULL AND "next_attempt_at" <= ?`;
+      return (
+        'UPDATE "webhook_deliveries" SET "next_attempt_at" = ?, "lease_token" = ?, "updated_at" = ? ' +
+        (db.isPostgres
+          ? `WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE ${still} FOR UPDATE SKIP LOCKED) `
+          : `WHERE ${still} `) +
+        `RETURNING ${deliveries.columnList()}`
+      );
+    }),
     /** Parameters: the lease's end (or when due again), its token (or null), updatedAt, the ids. */
     lease: perCount(
       (n) =>
@@ -232,12 +269,12 @@ function deliveryStatements(db: Database) {
         `SELECT ${deliveries.columnList()} FROM "webhook_deliveries" WHERE "id" IN (${placeholders(n)}) ORDER BY "id"` +
         (db.isPostgres ? ' FOR UPDATE' : ''),
     ),
-    /** Parameters: updatedAt, the ids. */
+    /** Parameters: updatedAt, the ids, the lease token. */
     succeeded: perCount(
       (n) =>
         'UPDATE "webhook_deliveries" SET "attempts" = "attempts" + 1, "status" = \'succeeded\', ' +
         '"next_attempt_at" = NULL, "lease_token" = NULL, "updated_at" = ? ' +
-        `WHERE "id" IN (${placeholders(n)})`,
+        `WHERE "id" IN (${placeholders(n)}) AND "lease_token" = ? RETURNING "id", "attempts"`,
     ),
     /** Parameters: the ids. */
     eventsByIds: perCount(

@@ -295,7 +295,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }
     if (!this.roomToClaim()) return;
     const free = Math.min(CLAIM_MAX, this.maxHeld - this.outstanding.size);
-    const { send, taken, more } = await this.claim(free);
+    const { send, taken, more, raced } = await this.claim(free);
     this.moreDue = more;
     if (!this.running) {
       // Stopped while claiming: nothing goes to the thread.
@@ -317,28 +317,31 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       });
     }
     this.thread.submit(jobs);
-    // A full batch suggests more is due: look again at once rather than after the interval.
-    if (taken === free) this.pollAgain = true;
+    // A full batch suggests more is due, and so does one that lost rows to another instance's
+    // claim: look again at once rather than after the interval.
+    if (taken === free || raced) this.pollAgain = true;
   }
 
   /**
    * Up to `free` due deliveries, leased to this process with what each sends: one transaction.
    * Those of an endpoint deleted or disabled since they were queued are canceled in it.
    */
-  private async claim(free: number): Promise<{ send: Claimed[]; taken: number; more: boolean }> {
+  private async claim(
+    free: number,
+  ): Promise<{ send: Claimed[]; taken: number; more: boolean; raced: boolean }> {
     const { leaseSeconds } = this.config.webhooks;
     const full = [...this.held].filter(([id, n]) => n >= this.aheadFor(id)).map(([id]) => id);
     const token = randomUUID();
     const now = new Date();
     return this.transaction(async (m) => {
-      const due = await this.deliveries.due(m, now, free * CANDIDATES_PER_SLOT, full);
-      const taken: WebhookDelivery[] = [];
+      const due = await this.deliveries.dueCandidates(m, now, free * CANDIDATES_PER_SLOT, full);
+      const chosen: string[] = [];
       const counts = new Map(this.held);
       // More may be due than this claim took: it was full, it read as many as it asked for, or
       // it left out endpoints that held all they may.
       let more = full.length > 0 || due.length >= free * CANDIDATES_PER_SLOT;
       for (const d of due) {
-        if (taken.length >= free) {
+        if (chosen.length >= free) {
           more = true;
           break;
         }
@@ -348,16 +351,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           continue;
         }
         counts.set(d.endpointId, n + 1);
-        taken.push(d);
+        chosen.push(d.id);
       }
-      if (taken.length === 0) return { send: [], taken: 0, more };
+      if (chosen.length === 0) return { send: [], taken: 0, more, raced: false };
       const until = new Date(now.getTime() + leaseSeconds * 1000);
-      await this.deliveries.lease(
-        m,
-        taken.map((d) => d.id),
-        until,
-        token,
+      // Only the chosen rows are locked and leased; one another instance took meanwhile is not.
+      const order = new Map(chosen.map((id, i) => [id, i]));
+      const taken = (await this.deliveries.take(m, chosen, now, until, token)).sort(
+        (a, b) => order.get(a.id)! - order.get(b.id)!,
       );
+      // Another instance took some of them since they were read: others may be due still.
+      const raced = taken.length < chosen.length;
+      if (raced) more = true;
+      if (taken.length === 0) return { send: [], taken: 0, more, raced };
       // What each attempt sends, read in the same transaction: two statements for the batch.
       const unique = (ids: string[]) => [...new Set(ids)];
       const endpoints = new Map(
@@ -387,7 +393,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         if (body === undefined)
           bodies.set(event.id, (body = JSON.stringify(toEventResponse(event))));
         send.push({
-          delivery: { ...d, leaseToken: token, nextAttemptAt: until },
+          delivery: d,
           endpoint,
           sendsAs: sendsAs(endpoint),
           body,
@@ -400,7 +406,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           leaseToken: null,
         });
       }
-      return { send, taken: taken.length, more };
+      return { send, taken: taken.length, more, raced };
     });
   }
 
@@ -573,19 +579,62 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       const endpoints = new Map(
         (await this.endpoints.findByIds(m, endpointIds, true)).map((e) => [e.id, e]),
       );
-      const deliveryIds = [...new Set(batch.map((a) => a.claimed.delivery.id))].sort();
-      const rows = new Map((await this.deliveries.lockMany(m, deliveryIds)).map((d) => [d.id, d]));
       const now = new Date();
+      // A success leaves nothing to do: its delivery is marked in one statement per lease, those
+      // still leased under it only. The others are locked and read (in the order of their ids)
+      // for their next state.
+      const byToken = new Map<string, string[]>();
+      const failedIds = new Set<string>();
+      for (const { claimed, outcome } of batch) {
+        const { id, leaseToken } = claimed.delivery;
+        if (!outcome.succeeded) failedIds.add(id);
+        else if (leaseToken !== null) {
+          const ids = byToken.get(leaseToken);
+          if (ids) ids.push(id);
+          else byToken.set(leaseToken, [id]);
+        }
+      }
+      const marked = new Map<string, number>();
+      for (const [token, ids] of byToken) {
+        const unique = [...new Set(ids)].sort();
+        for (const d of await this.deliveries.markSucceeded(m, unique, token, now)) {
+          marked.set(d.id, d.attempts);
+        }
+      }
+      const rows = new Map(
+        (await this.deliveries.lockMany(m, [...failedIds].sort())).map((d) => [d.id, d]),
+      );
       const attempts: WebhookAttempt[] = [];
-      const succeeded: string[] = [];
       const failed: { id: string; changes: Partial<WebhookDelivery> }[] = [];
       const endpointOf = new Map<string, string>();
       /** Each endpoint's failing streak after these attempts, in the order they ended. */
       const streaks = new Map<string, Date | null>();
       for (const { claimed, outcome, at } of batch) {
-        const held = rows.get(claimed.delivery.id);
+        const { delivery } = claimed;
+        if (outcome.succeeded) {
+          // Not marked: the lease ran out and another claim took over (it records its own).
+          const attempt = marked.get(delivery.id);
+          if (attempt === undefined) continue;
+          marked.delete(delivery.id);
+          attempts.push({
+            id: newId(ID_PREFIXES.webhookAttempt),
+            deliveryId: delivery.id,
+            endpointId: delivery.endpointId,
+            eventId: delivery.eventId,
+            attempt,
+            succeeded: true,
+            statusCode: outcome.statusCode,
+            durationMs: outcome.durationMs,
+            error: outcome.error,
+            nextRetryAt: null,
+            createdAt: at,
+          });
+          streaks.set(delivery.endpointId, null);
+          continue;
+        }
+        const held = rows.get(delivery.id);
         // The lease ran out and another claim took over: that claim records its own attempt.
-        if (!held || held.leaseToken !== claimed.delivery.leaseToken) continue;
+        if (!held || held.leaseToken !== delivery.leaseToken) continue;
         rows.delete(held.id);
         const attempt = held.attempts + 1;
         const delay = retryScheduleSeconds[attempt - 1];
@@ -597,16 +646,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           endpoint.status === 'enabled' &&
           held.status !== 'canceled';
         const nextRetryAt =
-          outcome.succeeded || delay === undefined || !retries
-            ? null
-            : new Date(at.getTime() + delay * 1000);
+          delay === undefined || !retries ? null : new Date(at.getTime() + delay * 1000);
         attempts.push({
           id: newId(ID_PREFIXES.webhookAttempt),
           deliveryId: held.id,
           endpointId: held.endpointId,
           eventId: held.eventId,
           attempt,
-          succeeded: outcome.succeeded,
+          succeeded: false,
           statusCode: outcome.statusCode,
           durationMs: outcome.durationMs,
           error: outcome.error,
@@ -614,22 +661,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           createdAt: at,
         });
         endpointOf.set(held.id, held.endpointId);
-        if (outcome.succeeded) succeeded.push(held.id);
-        else {
-          failed.push({
-            id: held.id,
-            changes: {
-              attempts: attempt,
-              status: nextRetryAt ? 'pending' : retries ? 'failed' : 'canceled',
-              nextAttemptAt: nextRetryAt,
-              leaseToken: null,
-            },
-          });
-        }
+        failed.push({
+          id: held.id,
+          changes: {
+            attempts: attempt,
+            status: nextRetryAt ? 'pending' : retries ? 'failed' : 'canceled',
+            nextAttemptAt: nextRetryAt,
+            leaseToken: null,
+          },
+        });
         const streak = streaks.has(held.endpointId)
           ? streaks.get(held.endpointId)!
           : (endpoint?.failingSince ?? null);
-        streaks.set(held.endpointId, outcome.succeeded ? null : (streak ?? at));
+        streaks.set(held.endpointId, streak ?? at);
       }
       // The endpoints these attempts disable (failing for WEBHOOK_DISABLE_AFTER_SECONDS): their
       // failed attempts plan no retry, and their deliveries are canceled, as disabling does.
@@ -653,7 +697,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         }
       }
       await this.deliveries.insertAttempts(m, attempts);
-      await this.deliveries.markSucceeded(m, succeeded, now);
       for (const { id, changes } of failed) await this.deliveries.update(m, id, changes);
       for (const [id, since] of streaks) {
         const endpoint = endpoints.get(id);

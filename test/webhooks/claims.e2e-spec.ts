@@ -46,7 +46,7 @@ describe(`webhook claims (${TEST_DIALECT})`, () => {
     const acme = await createTwoModeTenant(t, 'Acme');
     await createEndpoint(t, acme.live, receiver.url, ['product.created']);
     const deliveries = t.app.get(WebhookDeliveriesRepository);
-    const due = jest.spyOn(deliveries, 'due');
+    const due = jest.spyOn(deliveries, 'dueCandidates');
     const recorded = jest.spyOn(deliveries, 'insertAttempts');
     await recordEvents(t, acme.organizationId, EVENTS);
 
@@ -100,7 +100,7 @@ describe(`webhook claims to several endpoints (${TEST_DIALECT})`, () => {
     for (const path of ['/a', '/b', '/c']) {
       await createEndpoint(t, acme.live, `${receiver.url}${path}`, ['product.created']);
     }
-    const due = jest.spyOn(t.app.get(WebhookDeliveriesRepository), 'due');
+    const due = jest.spyOn(t.app.get(WebhookDeliveriesRepository), 'dueCandidates');
     await recordEvents(t, acme.organizationId, EVENTS);
 
     await receiver.waitFor(EVENTS * 3, 120_000);

@@ -32,9 +32,33 @@ describe(`webhook deliveries handed back (${TEST_DIALECT})`, () => {
     const takenOver = await deliveryOf((await emit(t, acme, true)).id);
     const repository = t.app.get(WebhookDeliveriesRepository);
     const leaseEnd = new Date(Date.now() + 60_000);
+    const secondEnd = new Date(leaseEnd.getTime() + 60_000);
     await t.db.transaction(async (m) => {
-      await repository.lease(m, [ours.id, takenOver.id], leaseEnd, 'first-claim');
-      await repository.lease(m, [takenOver.id], leaseEnd, 'second-claim');
+      const first = await repository.take(
+        m,
+        [ours.id, takenOver.id],
+        new Date(),
+        leaseEnd,
+        'first-claim',
+      );
+      expect(first.map((d) => d.id).sort()).toEqual([ours.id, takenOver.id].sort());
+      // Still leased: not taken again before the lease ends.
+      expect(await repository.take(m, [takenOver.id], new Date(), secondEnd, 'early')).toEqual([]);
+      // Past the lease's end, another claim takes it over.
+      const second = await repository.take(
+        m,
+        [takenOver.id],
+        new Date(leaseEnd.getTime() + 1),
+        secondEnd,
+        'second-claim',
+      );
+      expect(second).toEqual([
+        expect.objectContaining({
+          id: takenOver.id,
+          leaseToken: 'second-claim',
+          nextAttemptAt: secondEnd,
+        }),
+      ]);
     });
 
     const at = new Date();
@@ -52,7 +76,7 @@ describe(`webhook deliveries handed back (${TEST_DIALECT})`, () => {
     expect(byId.get(ours.id)).toMatchObject({ leaseToken: null, nextAttemptAt: at, attempts: 0 });
     expect(byId.get(takenOver.id)).toMatchObject({
       leaseToken: 'second-claim',
-      nextAttemptAt: leaseEnd,
+      nextAttemptAt: secondEnd,
       attempts: 0,
     });
   });
@@ -63,7 +87,7 @@ describe(`webhook deliveries handed back (${TEST_DIALECT})`, () => {
     const delivery = await deliveryOf((await emit(t, acme, true)).id);
     const repository = t.app.get(WebhookDeliveriesRepository);
     const leaseEnd = new Date(Date.now() + 60_000);
-    await t.db.transaction((m) => repository.lease(m, [delivery.id], leaseEnd, 'newer'));
+    await t.db.transaction((m) => repository.take(m, [delivery.id], new Date(), leaseEnd, 'newer'));
     const handed = await t.db.transaction((m) =>
       repository.handBack(m, [{ id: delivery.id, token: 'older' }], new Date()),
     );

@@ -2,7 +2,7 @@ import { newId, ID_PREFIXES } from '../../src/common/ids';
 import { EventsService } from '../../src/events/events.service';
 import { WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository';
 import { createTwoModeTenant, TwoModeTenant } from '../helpers/modes';
-import { captureSql, expectIndexSearches } from '../helpers/query-plans';
+import { captureSql, expectIndexSearches, pgNodes, postgresPlan } from '../helpers/query-plans';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, startTestApp } from '../helpers/test-app';
 import { createEndpoint, emit } from './support';
@@ -121,13 +121,56 @@ describe(`webhooks query plans (${TEST_DIALECT})`, () => {
       t,
       () =>
         t.db.transaction(async (m) => {
-          due = (await deliveries.due(m, new Date(), 64, [])).length;
+          due = (await deliveries.dueCandidates(m, new Date(), 64, [])).length;
         }),
       (sql) => /^\s*SELECT\b/i.test(sql) && sql.includes('FROM "webhook_deliveries"'),
     );
     expect(due).toBe(64);
     expect(queries).toHaveLength(1);
     await expectIndexSearches(t, 'claim', queries);
+  });
+
+  it('a claim leases the deliveries it chose by their primary key', async () => {
+    const deliveries = t.app.get(WebhookDeliveriesRepository);
+    const now = new Date();
+    const queries = await captureSql(
+      t,
+      () =>
+        t.db
+          .transaction(async (m) => {
+            const chosen = await deliveries.dueCandidates(m, now, 3, []);
+            const until = new Date(now.getTime() + 60_000);
+            expect(
+              await deliveries.take(
+                m,
+                chosen.map((d) => d.id),
+                now,
+                until,
+                'plan',
+              ),
+            ).toHaveLength(3);
+            throw new Error('rolled back');
+          })
+          .catch((err: Error) => expect(err.message).toBe('rolled back')),
+      (sql) => /^\s*UPDATE "webhook_deliveries"/i.test(sql),
+    );
+    expect(queries).toHaveLength(1);
+    if (TEST_DIALECT === 'sqlite') {
+      const plan: { detail: string }[] = await t.db.read((m) =>
+        m.query(`EXPLAIN QUERY PLAN ${queries[0].sql}`, queries[0].params),
+      );
+      expect(plan.map((r) => r.detail)).toEqual([
+        expect.stringMatching(
+          /^SEARCH webhook_deliveries USING INDEX sqlite_autoindex_webhook_deliveries_1 \(id=\?\)$/,
+        ),
+      ]);
+    } else {
+      const nodes = pgNodes(await postgresPlan(t, queries[0]));
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      const searched = nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']);
+      expect(searched.length).toBeGreaterThan(0);
+      expect(new Set(searched)).toEqual(new Set(['webhook_deliveries_pkey']));
+    }
   });
 
   // Last: it deletes what the others read.
