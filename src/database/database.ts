@@ -454,13 +454,7 @@ export class Database {
     text: string,
     params: unknown[],
   ): Promise<R[]> {
-    if (!manager.queryRunner) throw new Error('Database.returning runs inside db.transaction');
-    const result: QueryResult = await manager.queryRunner.query(
-      this.sql(text),
-      this.params(params),
-      true,
-    );
-    return (result.records ?? []) as R[];
+    return ((await this.write('returning', manager, text, params)).records ?? []) as R[];
   }
 
   /**
@@ -468,13 +462,18 @@ export class Database {
    * transaction; returns how many rows it changed.
    */
   async execute(manager: EntityManager, text: string, params: unknown[]): Promise<number> {
-    if (!manager.queryRunner) throw new Error('Database.execute runs inside db.transaction');
-    const result: QueryResult = await manager.queryRunner.query(
-      this.sql(text),
-      this.params(params),
-      true,
-    );
-    return result.affected ?? 0;
+    return (await this.write('execute', manager, text, params)).affected ?? 0;
+  }
+
+  /** A write of `execute` or `returning`, with the driver's whole result. */
+  private write(
+    caller: string,
+    manager: EntityManager,
+    text: string,
+    params: unknown[],
+  ): Promise<QueryResult> {
+    if (!manager.queryRunner) throw new Error(`Database.${caller} runs inside db.transaction`);
+    return manager.queryRunner.query(this.sql(text), this.params(params), true);
   }
 
   /**

@@ -616,19 +616,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           const attempt = marked.get(delivery.id);
           if (attempt === undefined) continue;
           marked.delete(delivery.id);
-          attempts.push({
-            id: newId(ID_PREFIXES.webhookAttempt),
-            deliveryId: delivery.id,
-            endpointId: delivery.endpointId,
-            eventId: delivery.eventId,
-            attempt,
-            succeeded: true,
-            statusCode: outcome.statusCode,
-            durationMs: outcome.durationMs,
-            error: outcome.error,
-            nextRetryAt: null,
-            createdAt: at,
-          });
+          attempts.push(attemptRow(delivery, attempt, outcome, at, null));
           streaks.set(delivery.endpointId, null);
           continue;
         }
@@ -647,19 +635,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           held.status !== 'canceled';
         const nextRetryAt =
           delay === undefined || !retries ? null : new Date(at.getTime() + delay * 1000);
-        attempts.push({
-          id: newId(ID_PREFIXES.webhookAttempt),
-          deliveryId: held.id,
-          endpointId: held.endpointId,
-          eventId: held.eventId,
-          attempt,
-          succeeded: false,
-          statusCode: outcome.statusCode,
-          durationMs: outcome.durationMs,
-          error: outcome.error,
-          nextRetryAt,
-          createdAt: at,
-        });
+        attempts.push(attemptRow(held, attempt, outcome, at, nextRetryAt));
         endpointOf.set(held.id, held.endpointId);
         failed.push({
           id: held.id,
@@ -714,4 +690,27 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     // What it still holds for an endpoint just disabled is taken back (it stays canceled).
     for (const id of disabled) this.changedHere(id);
   }
+}
+
+/** The row of one attempt of `delivery` (its `attempt`th), as it ended. */
+function attemptRow(
+  delivery: Pick<WebhookDelivery, 'id' | 'endpointId' | 'eventId'>,
+  attempt: number,
+  outcome: SendOutcome,
+  at: Date,
+  nextRetryAt: Date | null,
+): WebhookAttempt {
+  return {
+    id: newId(ID_PREFIXES.webhookAttempt),
+    deliveryId: delivery.id,
+    endpointId: delivery.endpointId,
+    eventId: delivery.eventId,
+    attempt,
+    succeeded: outcome.succeeded,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    nextRetryAt,
+    createdAt: at,
+  };
 }
