@@ -93,9 +93,10 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Records one event in the caller's write transaction `m`: it commits with the write or not at
    * all. Call it once per changed resource, after the change, with the resource's response.
-   * Returns the event as GET shows it, or null when EVENTS_RECORDING=off (nothing recorded).
+   * Returns the event's row (its view is built when it is read or sent, not here), or null when
+   * EVENTS_RECORDING=off (nothing recorded).
    */
-  async record(m: EntityManager, input: RecordEventInput): Promise<EventResponse | null> {
+  async record(m: EntityManager, input: RecordEventInput): Promise<EventRecord | null> {
     if (!this.config.events.recording) return null;
     const object: Record<string, unknown> = { ...(input.object as Record<string, unknown>) };
     for (const key of NEVER_RECORDED) delete object[key];
@@ -117,7 +118,7 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     if (batch) batch.push(event);
     else if (this.db.atEnd(m, () => this.insert(m))) this.batches.set(m, [event]);
     else await this.insertNow(m, [event]);
-    return toEventResponse(event);
+    return event;
   }
 
   private async insert(m: EntityManager): Promise<void> {

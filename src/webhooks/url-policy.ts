@@ -30,26 +30,40 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** Why a URL may not be a webhook endpoint (before DNS), or null when it may. */
-export function urlProblem(raw: string, allowPrivateNetworks: boolean): string | null {
+/** A URL checked before DNS: parsed when it may be a webhook endpoint, or why it may not. */
+export type CheckedUrl = { url: URL; problem: null } | { url: null; problem: string };
+
+/** Parses a webhook URL and checks it before DNS (`urlProblem` says only why not). */
+export function checkUrl(raw: string, allowPrivateNetworks: boolean): CheckedUrl {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'must be an absolute URL such as "https://example.com/webhooks"';
+    return refused('must be an absolute URL such as "https://example.com/webhooks"');
   }
   const schemes = allowPrivateNetworks ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) return 'must be an https:// URL';
+  if (!schemes.includes(url.protocol)) return refused('must be an https:// URL');
   if (url.username !== '' || url.password !== '') {
-    return 'must not hold a user name or password';
+    return refused('must not hold a user name or password');
   }
-  if (url.hash !== '') return 'must not have a #fragment';
-  if (url.port === '0') return 'must not use port 0';
+  if (url.hash !== '') return refused('must not have a #fragment');
+  if (url.port === '0') return refused('must not use port 0');
   const host = hostOf(url);
   if (!allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host)) {
-    return 'must not point at a loopback, private, link-local or otherwise internal address';
+    return refused(
+      'must not point at a loopback, private, link-local or otherwise internal address',
+    );
   }
-  return null;
+  return { url, problem: null };
+}
+
+function refused(problem: string): CheckedUrl {
+  return { url: null, problem };
+}
+
+/** Why a URL may not be a webhook endpoint (before DNS), or null when it may. */
+export function urlProblem(raw: string, allowPrivateNetworks: boolean): string | null {
+  return checkUrl(raw, allowPrivateNetworks).problem;
 }
 
 /** White space (Unicode's) and control characters, which WHATWG URL parsing drops or encodes. */

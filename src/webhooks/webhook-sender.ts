@@ -1,4 +1,9 @@
-import { Agent as HttpAgent, ClientRequest, request as httpRequest } from 'node:http';
+import {
+  Agent as HttpAgent,
+  ClientRequest,
+  IncomingMessage,
+  request as httpRequest,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { LookupAddress } from 'node:dns';
 import { LookupFunction } from 'node:net';
@@ -6,10 +11,10 @@ import { Webhook } from 'standardwebhooks';
 import {
   BlockedAddressError,
   LookupCallback,
+  checkUrl,
   hostOf,
   isPublicAddress,
   resolvePublic,
-  urlProblem,
 } from './url-policy';
 
 export interface SendInput {
@@ -131,9 +136,11 @@ export class WebhookSender {
     });
     const failed = (error: string) => done({ succeeded: false, statusCode: null, error });
     const { allowPrivateNetworks, timeoutMs } = this.options;
-    const problem = urlProblem(input.url, allowPrivateNetworks);
-    if (problem !== null) return Promise.resolve(failed(`refused: the URL ${problem}`));
-    const url = new URL(input.url);
+    const checked = checkUrl(input.url, allowPrivateNetworks);
+    if (checked.url === null) {
+      return Promise.resolve(failed(`refused: the URL ${checked.problem}`));
+    }
+    const { url } = checked;
     const secure = url.protocol === 'https:';
     const headers = {
       'content-type': 'application/json; charset=utf-8',
@@ -146,7 +153,9 @@ export class WebhookSender {
     return new Promise<SendOutcome>((resolve) => {
       let settled = false;
       let req: ClientRequest | undefined;
-      // The timeout and the signal cover the whole attempt, the name's resolution included.
+      let answer: IncomingMessage | undefined;
+      // The timeout and the signal cover the whole attempt, the name's resolution included, and
+      // the reading of an answer's body: then the outcome is the status, and the body is cut.
       const settle = (outcome: SendOutcome) => {
         if (settled) return;
         settled = true;
@@ -159,6 +168,10 @@ export class WebhookSender {
         req?.destroy();
       };
       const timer = setTimeout(() => {
+        if (answer) {
+          answer.destroy();
+          return;
+        }
         settle(failed(`timeout: no answer within ${timeoutMs / 1000} seconds`));
         req?.destroy();
       }, timeoutMs);
@@ -190,23 +203,17 @@ export class WebhookSender {
           if (status >= 300 && status < 400) error = `redirect (${status}) not followed`;
           else if (!ok) error = `answered ${status}`;
           // The outcome is the status; the attempt (and its slot) lasts until the body is read
-          // or cut: past BODY_MAX_BYTES or the timeout, the connection is closed. So a receiver
-          // that trickles a body holds no more connections than it has attempts at once.
-          clearTimeout(timer);
-          const cut = setTimeout(
-            () => res.destroy(),
-            Math.max(0, timeoutMs - (performance.now() - started)),
-          );
+          // or cut: past BODY_MAX_BYTES or the timeout (the attempt's timer), the connection is
+          // closed. So a receiver that trickles a body holds no more connections than it has
+          // attempts at once.
+          answer = res;
           let read = 0;
           res.on('data', (chunk: Buffer) => {
             read += chunk.length;
             if (read > BODY_MAX_BYTES) res.destroy();
           });
           res.on('error', () => undefined);
-          res.on('close', () => {
-            clearTimeout(cut);
-            settle(done({ succeeded: ok, statusCode: status, error }));
-          });
+          res.on('close', () => settle(done({ succeeded: ok, statusCode: status, error })));
         });
         current.on('error', (err: NodeJS.ErrnoException) => {
           // Settled: answered (an answer is never retried), timed out or aborted.

@@ -248,14 +248,14 @@ describe(`events (${TEST_DIALECT})`, () => {
         'plan.updated',
         'plan.deleted',
       ];
-      const recorded: { id: string; type: string; createdAt: string }[] = [];
+      const recorded: { id: string; type: string; createdAt: Date }[] = [];
       for (const [i, type] of sequence.entries()) {
         recorded.push(await record(lister, true, type, { id: `obj_${i}` }));
       }
       // Events of several types at one instant: their order is their ids' (ULIDs, increasing).
       const tied = recorded.slice(3, 9).map((e) => e.id);
       await t.db.transaction((m) =>
-        m.update('events', { id: In(tied) }, { createdAt: new Date(recorded[3].createdAt) }),
+        m.update('events', { id: In(tied) }, { createdAt: recorded[3].createdAt }),
       );
       const expected = recorded
         .filter((e) => e.type.startsWith('plan.'))
