@@ -1,15 +1,7 @@
 import { IsMerchantId } from '../../common/merchant';
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsObject,
-  IsOptional,
-  IsString,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
 import { IsCurrencyCode } from '../../common/iso';
 import {
   IsDescription,
@@ -18,10 +10,31 @@ import {
   idPattern,
 } from '../../common/validation/decorators';
 import { BILLING_INTERVALS, BillingInterval } from '../entities/plan.entity';
-import { TaxDto } from './tax.dto';
+import { IsTax, TaxDto } from './tax.dto';
 
 /** At most this many prices in one plan. */
 export const MAX_PLAN_PRICES = 100;
+
+/**
+ * A plan's `prices`, on create and on update: a list of at most MAX_PLAN_PRICES price ids. What
+ * each id must be (a free price of the plan's product, each for another metric) is the
+ * service's to check.
+ */
+export function IsPlanPrices(): PropertyDecorator {
+  return applyDecorators(
+    IsOptionalNotNull(),
+    IsArray(),
+    ArrayMaxSize(MAX_PLAN_PRICES),
+    ApiPropertyOptional({
+      type: 'array',
+      items: { type: 'string', pattern: idPattern('price').source },
+      maxItems: MAX_PLAN_PRICES,
+      uniqueItems: true,
+      // Without one, Swagger UI makes up an id from the pattern, in no id's form.
+      example: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC'],
+    }),
+  );
+}
 
 export class CreatePlanDto {
   /** Plan name, 1-200 characters. */
@@ -66,26 +79,13 @@ export class CreatePlanDto {
   currency?: string;
 
   /** Tax settings; keys left out take their defaults. */
-  @IsOptionalNotNull()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => TaxDto)
-  @ApiPropertyOptional({ type: TaxDto })
+  @IsTax()
   tax?: TaxDto;
 
   /**
    * Ids of free prices of your organization, each for a different billable metric of the
    * product; the plan lists them in this order. At most 100.
    */
-  @IsOptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(MAX_PLAN_PRICES)
-  @ApiPropertyOptional({
-    type: 'array',
-    items: { type: 'string', pattern: idPattern('price').source },
-    maxItems: MAX_PLAN_PRICES,
-    uniqueItems: true,
-    example: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC'],
-  })
+  @IsPlanPrices()
   prices?: unknown[];
 }

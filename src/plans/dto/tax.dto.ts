@@ -1,5 +1,14 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, registerDecorator, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  ValidateNested,
+  registerDecorator,
+} from 'class-validator';
 import { compareDecimals, fractionDigits, isDecimalString } from '../../common/money/decimal';
 import { IsDecimalString, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { TAX_BEHAVIORS, TaxBehavior } from '../entities/plan.entity';
@@ -59,4 +68,15 @@ export class TaxDto {
   @IsTaxRateRange()
   @ApiPropertyOptional({ example: '8.25', pattern: TAX_RATE_PATTERN })
   rate?: string;
+}
+
+/** A plan's `tax` object, on create and on update (how each treats keys left out differs). */
+export function IsTax(): PropertyDecorator {
+  return applyDecorators(
+    IsOptionalNotNull(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => TaxDto),
+    ApiPropertyOptional({ type: TaxDto }),
+  );
 }

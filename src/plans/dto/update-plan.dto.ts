@@ -1,24 +1,14 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsObject,
-  IsOptional,
-  ValidateNested,
-  IsString,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString } from 'class-validator';
 import {
   IsDescription,
   IsName,
   IsOptionalNotNull,
   NotAllowed,
-  idPattern,
 } from '../../common/validation/decorators';
 import { BILLING_INTERVALS, BillingInterval } from '../entities/plan.entity';
-import { MAX_PLAN_PRICES } from './create-plan.dto';
-import { TaxDto } from './tax.dto';
+import { IsPlanPrices } from './create-plan.dto';
+import { IsTax, TaxDto } from './tax.dto';
 
 /** Every field optional; fields left out keep their value. */
 export class UpdatePlanDto {
@@ -47,28 +37,14 @@ export class UpdatePlanDto {
   billingInterval?: BillingInterval;
 
   /** Merged key by key: keys left out keep their value; `code: null` clears the code. */
-  @IsOptionalNotNull()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => TaxDto)
-  @ApiPropertyOptional({ type: TaxDto })
+  @IsTax()
   tax?: TaxDto;
 
   /**
    * The new full price list, in order, with the same rules as on create. Prices left out go
    * back to being free (planId null); `[]` empties the plan.
    */
-  @IsOptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(MAX_PLAN_PRICES)
-  @ApiPropertyOptional({
-    type: 'array',
-    items: { type: 'string', pattern: idPattern('price').source },
-    maxItems: MAX_PLAN_PRICES,
-    uniqueItems: true,
-    // Without one, Swagger UI makes up an id from the pattern, in no id's form.
-    example: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0ABC'],
-  })
+  @IsPlanPrices()
   prices?: unknown[];
 
   @ApiHideProperty()
