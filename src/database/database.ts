@@ -23,6 +23,11 @@ const INSERT_ROWS = 50;
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
+/** `indexSearchesOnly` on PostgreSQL: SET LOCAL of three planner settings, one statement. */
+const INDEX_SEARCHES_ONLY =
+  "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true), " +
+  "set_config('enable_incremental_sort', 'off', true)";
+
 /** How a `snapshot` unit begins on PostgreSQL: one state for all its statements, no writes. */
 const SNAPSHOT_BEGIN = 'START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY';
 
@@ -161,6 +166,18 @@ export class Database {
    */
   get rowLock(): { mode: 'pessimistic_write' } | undefined {
     return this.isPostgres ? { mode: 'pessimistic_write' } : undefined;
+  }
+
+  /**
+   * Plans the rest of `manager`'s transaction as index searches, whatever the statistics say:
+   * on PostgreSQL, sequential scans and sorts are discouraged for it (SET LOCAL of
+   * enable_seqscan, enable_sort and enable_incremental_sort, in one statement); nothing on
+   * SQLite. For work whose statements are all index searches by design, on a table whose
+   * statistics lag its bursts (the webhook dispatcher's: see WebhookDispatcher.transaction).
+   */
+  async indexSearchesOnly(manager: EntityManager): Promise<void> {
+    if (!this.isPostgres) return;
+    await manager.query(INDEX_SEARCHES_ONLY);
   }
 
   /**
