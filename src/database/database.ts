@@ -173,7 +173,7 @@ export class Database {
    * on PostgreSQL, sequential scans and sorts are discouraged for it (SET LOCAL of
    * enable_seqscan, enable_sort and enable_incremental_sort, in one statement); nothing on
    * SQLite. For work whose statements are all index searches by design, on a table whose
-   * statistics lag its bursts (the webhook dispatcher's: see WebhookDispatcher.transaction).
+   * statistics lag its bursts (the webhook dispatcher's claim: see WebhookDispatcher.claim).
    */
   async indexSearchesOnly(manager: EntityManager): Promise<void> {
     if (!this.isPostgres) return;

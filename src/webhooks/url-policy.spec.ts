@@ -1,10 +1,4 @@
-import {
-  isPublicAddress,
-  normalizedUrl,
-  resolvePublic,
-  urlProblem,
-  urlTextProblem,
-} from './url-policy';
+import { isPublicAddress, checkUrl, resolvePublic, urlProblem, urlTextProblem } from './url-policy';
 
 describe('webhook URL policy', () => {
   it.each([
@@ -87,7 +81,7 @@ describe('webhook URL policy', () => {
     ['Http://127.0.0.1:8080/hook', 'http://127.0.0.1:8080/hook'],
   ])('takes %j, stored as the URL called: %j', (url, called) => {
     expect(urlTextProblem(url)).toBeNull();
-    expect(normalizedUrl(url)).toBe(called);
+    expect(checkUrl(url, true).url?.href).toBe(called);
   });
 
   it('accepts a public https URL, and http or internal addresses only when allowed', () => {

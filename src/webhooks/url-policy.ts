@@ -79,7 +79,8 @@ const USER_INFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
  * or leave out of the request: white space and control characters (at either end or inside), a
  * `#` (an empty fragment too), an `@` before the host (empty user information), backslashes,
  * and `https:/host` or any other form without `//` and the host right after the scheme. What passes differs from the URL called at most in spelling
- * (the case of scheme and host, a default port, dot segments), and is stored as `normalizedUrl`.
+ * (the case of scheme and host, a default port, dot segments), and is stored as the URL called:
+ * the WHATWG serialization of the URL that `checkUrl` parsed.
  */
 export function urlTextProblem(raw: string): string | null {
   if (SPACE_OR_CONTROL.test(raw)) {
@@ -92,11 +93,6 @@ export function urlTextProblem(raw: string): string | null {
     return `must begin with "${new URL(raw).protocol}//" and then the host`;
   }
   return null;
-}
-
-/** The URL as it is called (its WHATWG serialization), once it passes both checks above. */
-export function normalizedUrl(raw: string): string {
-  return new URL(raw).href;
 }
 
 /** Thrown when a name resolves to an address that is not public (`resolvePublic`). */

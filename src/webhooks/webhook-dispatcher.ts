@@ -128,22 +128,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * of its latest attempts), and whether its last attempt succeeded fast.
    */
   private readonly paces = new Map<string, { expectedMs: number; lastFast: boolean }>();
-  /**
-   * The dispatcher's units of work go first on SQLite, so delivery keeps pace with writes. Their
-   * statements are all index searches (the due index, primary keys), and are planned as such
-   * whatever the statistics say: a burst queues deliveries faster than PostgreSQL's autovacuum
-   * analyzes the table, and statistics from before it once had every claim sort or scan the
-   * whole backlog (Database.indexSearchesOnly; test/webhooks/stale-statistics.e2e-spec.ts).
-   */
+  /** The dispatcher's units of work go first on SQLite, so delivery keeps pace with writes. */
   private readonly transaction = <T>(work: (m: EntityManager) => Promise<T>) =>
-    this.db.transaction(
-      async (m) => {
-        await this.db.indexSearchesOnly(m);
-        return work(m);
-      },
-      undefined,
-      FIRST,
-    );
+    this.db.transaction(work, undefined, FIRST);
 
   constructor(
     private readonly db: Database,
@@ -347,6 +334,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     const token = randomUUID();
     const now = new Date();
     return this.transaction(async (m) => {
+      // Its read and take are index searches however stale the statistics: a burst queues
+      // deliveries faster than PostgreSQL's autovacuum analyzes the table, and statistics from
+      // before it had every claim sort or scan the whole backlog through a partial index
+      // (test/webhooks/stale-statistics.e2e-spec.ts). The other units search primary keys only.
+      await this.db.indexSearchesOnly(m);
       const due = await this.deliveries.dueCandidates(m, now, free * CANDIDATES_PER_SLOT, full);
       const chosen: string[] = [];
       const counts = new Map(this.held);

@@ -28,14 +28,7 @@ import { MAX_URL_LENGTH, WebhookEndpoint } from './entities/webhook-endpoint.ent
 import { ListQueryDto } from '../common/dto/list-query.dto';
 import { checkEnabledEvents } from './enabled-events';
 import { SecretBox, newSigningSecret } from './secret-box';
-import {
-  BlockedAddressError,
-  hostOf,
-  normalizedUrl,
-  resolvePublic,
-  urlProblem,
-  urlTextProblem,
-} from './url-policy';
+import { BlockedAddressError, checkUrl, hostOf, resolvePublic, urlTextProblem } from './url-policy';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { InvalidWebhookUrlError } from './webhooks.errors';
@@ -346,9 +339,12 @@ export class WebhookEndpointsService {
    */
   private async checkUrl(url: string): Promise<string> {
     const allow = this.config.webhooks.allowPrivateNetworks;
-    const problem = urlProblem(url, allow) ?? urlTextProblem(url);
-    if (problem !== null) throw new InvalidWebhookUrlError(problem);
-    const called = normalizedUrl(url);
+    const checked = checkUrl(url, allow);
+    if (checked.url === null) throw new InvalidWebhookUrlError(checked.problem);
+    const textProblem = urlTextProblem(url);
+    if (textProblem !== null) throw new InvalidWebhookUrlError(textProblem);
+    // The URL as it is called: its WHATWG serialization.
+    const called = checked.url.href;
     if (called.length > MAX_URL_LENGTH) {
       throw ValidationFailedError.field(
         'url',
@@ -357,7 +353,7 @@ export class WebhookEndpointsService {
       );
     }
     if (allow) return called;
-    const host = hostOf(new URL(url));
+    const host = hostOf(checked.url);
     try {
       await resolvePublic(host);
     } catch (err) {
