@@ -168,7 +168,7 @@ export async function runVerificationCommand(
  * Runs `work` in the application's own module graph, as a Nest application context (no HTTP
  * server): a decision records an event, and the webhooks module queues its deliveries in the
  * same transaction only where it is wired in, as it is here. This process does no background
- * work of its own (webhook dispatcher, verification worker, start-up keys): the running service
+ * work of its own (webhook dispatcher, verification worker, SQLite checkpoint thread, start-up keys): the running service
  * delivers what it queues. Log lines go to standard error; standard output ends with the JSON.
  */
 async function withApplication<T>(
@@ -181,6 +181,8 @@ async function withApplication<T>(
     printDevelopmentKey: false,
     // The running service serves the metrics; a command must not take (or fail on) their port.
     metricsPort: undefined,
+    // Its one write needs no checkpoint thread: SQLite checkpoints in the commit, as by default.
+    database: { ...config.database, backgroundCheckpoints: false },
     webhooks: { ...config.webhooks, dispatcherEnabled: false },
     verification: { ...config.verification, workerEnabled: false },
   };

@@ -19,6 +19,11 @@ export interface DatabaseConfig {
    * dispatcher's units of work, a pool of their own (see UnitOptions in database.ts).
    */
   dispatcherPoolSize?: number;
+  /**
+   * SQLite file: WAL checkpoints run in a thread of their own (SqliteCheckpointer), not in the
+   * commits. Set for a database file; the command line turns it off (one write and out).
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export interface AppConfig {
@@ -328,6 +333,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     100,
   );
   if (database?.kind === 'postgres') Object.assign(database, { poolSize, dispatcherPoolSize });
+  if (database?.kind === 'sqlite')
+    database.backgroundCheckpoints = database.sqlitePath !== ':memory:';
 
   const bootstrapApiKey = env.BOOTSTRAP_API_KEY || undefined;
   if (bootstrapApiKey !== undefined && !API_KEY_PATTERN.test(bootstrapApiKey)) {

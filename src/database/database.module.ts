@@ -1,4 +1,4 @@
-import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, DEFAULT_DISPATCHER_POOL_SIZE } from '../config/app-config';
@@ -6,10 +6,12 @@ import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database';
 import { MaintenanceCheck } from './maintenance-check';
+import { SqliteCheckpointer } from './sqlite-checkpointer';
 
 /**
  * TypeORM on the configured database; migrations run when the app starts, and on PostgreSQL a
- * warning says when autovacuum does not keep the tables analyzed (MaintenanceCheck).
+ * warning says when autovacuum does not keep the tables analyzed (MaintenanceCheck). On a SQLite
+ * file, checkpoints run in a thread of their own from start to shutdown (SqliteCheckpointer).
  */
 @Global()
 @Module({
@@ -53,14 +55,28 @@ import { MaintenanceCheck } from './maintenance-check';
       useFactory: (ds: DataSource, config: AppConfig) =>
         new DatabaseChangeFeed(ds, config.database.kind),
     },
+    {
+      provide: SqliteCheckpointer,
+      inject: [DataSource, APP_CONFIG],
+      useFactory: (ds: DataSource, config: AppConfig) =>
+        new SqliteCheckpointer(ds, config.database),
+    },
     MaintenanceCheck,
   ],
-  exports: [Database, DatabaseChangeFeed],
+  exports: [Database, DatabaseChangeFeed, SqliteCheckpointer],
 })
-export class DatabaseModule implements OnApplicationShutdown {
-  constructor(private readonly db: Database) {}
+export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    private readonly db: Database,
+    private readonly checkpointer: SqliteCheckpointer,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.checkpointer.start();
+  }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.checkpointer.stop();
     await this.db.close();
   }
 }

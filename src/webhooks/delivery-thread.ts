@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { startWorker } from '../common/worker-file';
 import { DeliveryJob, FromSender, SenderSettings, ToSender } from './delivery-slots';
 import type { SendOutcome } from './webhook-sender';
 
@@ -16,9 +16,7 @@ export interface ThreadReports {
 
 /**
  * The main thread's side of the webhook sending thread (delivery-worker.ts): started at the first
- * job, so an instance that never delivers never starts it; stopped with the dispatcher. Built as
- * JavaScript (dist/) it runs the compiled file; from TypeScript sources (the tests, ts-node) it
- * loads the source through ts-node, as the rest of the process does.
+ * job, so an instance that never delivers never starts it; stopped with the dispatcher.
  */
 export class DeliveryThread {
   private worker?: Worker;
@@ -60,14 +58,7 @@ export class DeliveryThread {
   }
 
   private spawn(): Worker {
-    const source = __filename.endsWith('.ts');
-    const file = join(__dirname, source ? 'delivery-worker.ts' : 'delivery-worker.js');
-    const worker = source
-      ? new Worker(
-          `require('ts-node').register({ transpileOnly: true }); require(${JSON.stringify(file)});`,
-          { eval: true, workerData: this.settings },
-        )
-      : new Worker(file, { workerData: this.settings });
+    const worker = startWorker(__dirname, 'delivery-worker', { workerData: this.settings });
     // The dispatcher stops it; it never holds the process open by itself.
     worker.unref();
     worker.on('message', (message: FromSender) => {

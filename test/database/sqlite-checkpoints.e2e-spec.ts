@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DataSource } from 'typeorm';
+import { DatabaseConfig, loadConfig } from '../../src/config/app-config';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import {
+  BACKSTOP_AUTOCHECKPOINT_PAGES,
+  INLINE_AUTOCHECKPOINT_PAGES,
+  SqliteCheckpointer,
+} from '../../src/database/sqlite-checkpointer';
+import { CheckpointPass } from '../../src/database/sqlite-checkpoints';
+import { startTestApp } from '../helpers/test-app';
+import { TEST_DIALECT } from '../helpers/test-database';
+
+/** A main-connection pragma's value. */
+function pragma(dataSource: DataSource, name: string): unknown {
+  const connection = (
+    dataSource.driver as unknown as {
+      databaseConnection: { pragma(s: string, o: { simple: boolean }): unknown };
+    }
+  ).databaseConnection;
+  return connection.pragma(name, { simple: true });
+}
+
+async function until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * SQLite's checkpoints run in a thread of their own (SqliteCheckpointer), not in the commits of
+ * the event loop. Always SQLite, whatever TEST_DATABASE: the checkpoints are the embedded
+ * database's. The database is opened through the application's own data source options.
+ */
+describe('SQLite checkpoints in a thread of their own', () => {
+  let root: string;
+  let dataSource: DataSource;
+  let database: DatabaseConfig;
+  let checkpointer: SqliteCheckpointer | undefined;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'billing-checkpoints-'));
+    database = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: `sqlite:${join(root, 'billing.sqlite')}`,
+    }).database;
+    dataSource = new DataSource({ ...dataSourceOptions(database), entities: [], migrations: [] });
+    await dataSource.initialize();
+    await dataSource.query('CREATE TABLE t (v text)');
+  });
+  afterEach(async () => {
+    await checkpointer?.stop();
+    checkpointer = undefined;
+    await dataSource.destroy();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** `count` commits of one row that fills a page of its own: at least `count` frames. */
+  async function writePages(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      await dataSource.query('INSERT INTO t (v) VALUES (?)', [randomBytes(2048).toString('hex')]);
+    }
+  }
+
+  it('is on for a database file, and the commits checkpoint only past the backstop', () => {
+    expect(database.backgroundCheckpoints).toBe(true);
+    expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(INLINE_AUTOCHECKPOINT_PAGES);
+    checkpointer = new SqliteCheckpointer(dataSource, database);
+    checkpointer.start();
+    expect(checkpointer.running).toBe(true);
+    expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(BACKSTOP_AUTOCHECKPOINT_PAGES);
+  });
+
+  it('copies the log into the database file from its thread, unseen by the change feed', async () => {
+    checkpointer = new SqliteCheckpointer(dataSource, database);
+    const passes: CheckpointPass[] = [];
+    checkpointer.onPass((pass) => passes.push(pass));
+    checkpointer.start();
+    // What the change feed reads (DatabaseChangeFeed.catchUp): a checkpoint is no commit.
+    const version = pragma(dataSource, 'data_version');
+    // More than the 1,000 pages at which a commit would have checkpointed by SQLite's default,
+    // less than the backstop: the thread copies them.
+    await writePages(1_500);
+    await until(
+      () => passes.some((p) => p.checkpointed >= INLINE_AUTOCHECKPOINT_PAGES),
+      'a pass that copied more than 1,000 frames',
+    );
+    expect(pragma(dataSource, 'data_version')).toBe(version);
+    const [{ n }] = await dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM t');
+    expect(n).toBe(1_500);
+  });
+
+  it('gives checkpoints back to the commits when stopped, or when its thread dies', async () => {
+    checkpointer = new SqliteCheckpointer(dataSource, database);
+    checkpointer.start();
+    await checkpointer.stop();
+    expect(checkpointer.running).toBe(false);
+    expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(INLINE_AUTOCHECKPOINT_PAGES);
+
+    checkpointer.start();
+    expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(BACKSTOP_AUTOCHECKPOINT_PAGES);
+    // The thread dies (a fault injected from outside).
+    await (checkpointer as unknown as { worker: Worker }).worker.terminate();
+    await until(() => !checkpointer!.running, 'the thread to be noticed gone');
+    expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(INLINE_AUTOCHECKPOINT_PAGES);
+  });
+
+  it('starts no thread for an in-memory database or where turned off (the command line)', () => {
+    for (const config of [
+      { ...database, backgroundCheckpoints: false },
+      loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: 'sqlite::memory:' })
+        .database,
+    ]) {
+      const idle = new SqliteCheckpointer(dataSource, config);
+      idle.start();
+      expect(idle.running).toBe(false);
+    }
+    expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(INLINE_AUTOCHECKPOINT_PAGES);
+  });
+});
+
+describe('the service and its checkpoint thread', () => {
+  it(`runs one from start to shutdown on SQLite, none on PostgreSQL (${TEST_DIALECT})`, async () => {
+    const app = await startTestApp();
+    const checkpointer = app.app.get(SqliteCheckpointer);
+    try {
+      expect(checkpointer.running).toBe(TEST_DIALECT === 'sqlite');
+    } finally {
+      await app.close();
+    }
+    expect(checkpointer.running).toBe(false);
+  });
+});
