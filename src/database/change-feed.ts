@@ -2,11 +2,7 @@ import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { DatabaseKind } from '../config/app-config';
-
-/** The part of better-sqlite3's connection the feed uses. */
-interface SqliteConnection {
-  prepare(sql: string): { pluck(): { get(): unknown } };
-}
+import { sqliteConnection } from './data-source-options';
 
 /**
  * What a subscriber hears: the payload of one change announced on its channel, or null for
@@ -102,11 +98,10 @@ export class DatabaseChangeFeed implements OnModuleInit, OnModuleDestroy {
    * are pushed.
    */
   catchUp(): void {
-    if (this.isPostgres || !this.dataSource.isInitialized) return;
+    if (this.isPostgres) return;
     if (!this.sqliteVersion) {
-      const connection = (
-        this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }
-      ).databaseConnection;
+      const connection = sqliteConnection(this.dataSource);
+      if (!connection) return;
       this.sqliteVersion = connection.prepare('PRAGMA data_version').pluck();
       this.lastVersion = this.sqliteVersion.get();
       return;

@@ -1,10 +1,21 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DataSourceOptions } from 'typeorm';
+import type Sqlite from 'better-sqlite3';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { ensurePrivateDirectory, ensurePrivateFile } from '../common/private-files';
 import { DEFAULT_POOL_SIZE, DatabaseConfig } from '../config/app-config';
 import { useDialect } from './column-types';
 import { postgresMigrations, sqliteMigrations } from './migrations';
+
+/**
+ * The better-sqlite3 connection under a SQLite data source (for its pragmas), while it is open;
+ * undefined once it is closed or on PostgreSQL.
+ */
+export function sqliteConnection(dataSource: DataSource): Sqlite.Database | undefined {
+  if (!dataSource.isInitialized) return undefined;
+  return (dataSource.driver as unknown as { databaseConnection?: Sqlite.Database })
+    .databaseConnection;
+}
 
 /** Every entity file of every module; the Nest app also registers them through forFeature. */
 export const ENTITY_GLOB = join(__dirname, '..', '**', '*.entity.{ts,js}');

@@ -14,6 +14,7 @@ import {
   CheckpointerSettings,
   FromCheckpointer,
   ToCheckpointer,
+  logChanged,
   nextCheckpointDelay,
 } from './sqlite-checkpoints';
 
@@ -30,7 +31,7 @@ function run(): void {
     try {
       const [result] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointPass[];
       delay = nextCheckpointDelay(delay, last, result);
-      if (delay === CHECKPOINT_MIN_DELAY_MS) {
+      if (logChanged(last, result)) {
         const message: FromCheckpointer = { type: 'pass', pass: result };
         port.postMessage(message);
       }

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
 import { startWorker } from '../common/worker-file';
 import type { DatabaseConfig } from '../config/app-config';
+import { sqliteConnection } from './data-source-options';
 import {
   CheckpointPass,
   CheckpointerSettings,
@@ -18,11 +19,6 @@ export const INLINE_AUTOCHECKPOINT_PAGES = 1_000;
  * (the log starts over only then).
  */
 export const BACKSTOP_AUTOCHECKPOINT_PAGES = 10_000;
-
-/** The part of better-sqlite3's connection used here. */
-interface SqliteConnection {
-  pragma(source: string, options?: { simple: boolean }): unknown;
-}
 
 /**
  * SQLite's checkpoints, off the event loop. In WAL mode a commit appends the pages it changed to
@@ -41,7 +37,6 @@ interface SqliteConnection {
 export class SqliteCheckpointer {
   private readonly logger = new Logger('SqliteCheckpointer');
   private worker?: Worker;
-  private stopping = false;
   private readonly listeners: ((pass: CheckpointPass) => void)[] = [];
 
   constructor(
@@ -61,14 +56,13 @@ export class SqliteCheckpointer {
 
   start(): void {
     const { kind, sqlitePath, backgroundCheckpoints } = this.database;
-    if (kind !== 'sqlite' || !backgroundCheckpoints) return;
-    if (!sqlitePath || sqlitePath === ':memory:' || this.worker) return;
+    // backgroundCheckpoints is set for a database file only (never for ':memory:').
+    if (kind !== 'sqlite' || !backgroundCheckpoints || !sqlitePath || this.worker) return;
     const settings: CheckpointerSettings = { path: sqlitePath };
     const worker = startWorker(__dirname, 'sqlite-checkpoint-worker', { workerData: settings });
     // Stopped with the database module; it never holds the process open by itself.
     worker.unref();
     this.worker = worker;
-    this.stopping = false;
     worker.on('message', (message: FromCheckpointer) => {
       if (message.type === 'pass') {
         for (const listener of this.listeners) listener(message.pass);
@@ -76,10 +70,10 @@ export class SqliteCheckpointer {
       }
       this.logger.warn(`background checkpoint failed: ${message.message}`);
     });
+    // Only a thread still current is lost: `stop` lets go of it before asking it to end.
     const gone = (reason: string) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      if (this.stopping) return;
       this.logger.warn(`checkpoint thread lost (${reason}): commits checkpoint again`);
       this.autocheckpoint(INLINE_AUTOCHECKPOINT_PAGES);
     };
@@ -92,7 +86,7 @@ export class SqliteCheckpointer {
   async stop(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    this.stopping = true;
+    this.worker = undefined;
     // Held open until the thread is gone: with nothing else left (a start-up that failed to
     // listen), an unreferenced thread let the process end here, before its exit code was set.
     worker.ref();
@@ -103,14 +97,8 @@ export class SqliteCheckpointer {
     this.autocheckpoint(INLINE_AUTOCHECKPOINT_PAGES);
   }
 
+  /** Sets the main connection's automatic checkpoint, while it is open. */
   private autocheckpoint(pages: number): void {
-    this.connection()?.pragma(`wal_autocheckpoint = ${pages}`);
-  }
-
-  /** The main connection, while it is open. */
-  private connection(): SqliteConnection | undefined {
-    if (!this.dataSource.isInitialized) return undefined;
-    return (this.dataSource.driver as unknown as { databaseConnection?: SqliteConnection })
-      .databaseConnection;
+    sqliteConnection(this.dataSource)?.pragma(`wal_autocheckpoint = ${pages}`);
   }
 }

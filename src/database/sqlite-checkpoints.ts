@@ -18,6 +18,13 @@ export interface CheckpointPass {
   checkpointed: number;
 }
 
+/** Whether the log changed since the pass before (the first pass counts as a change). */
+export function logChanged(before: CheckpointPass | undefined, after: CheckpointPass): boolean {
+  return (
+    before === undefined || before.log !== after.log || before.checkpointed !== after.checkpointed
+  );
+}
+
 /**
  * The delay before the next pass: the shortest while the log changes between passes (writes go
  * on), doubling up to the longest while it does not (an idle service wakes the thread once a
@@ -28,9 +35,7 @@ export function nextCheckpointDelay(
   before: CheckpointPass | undefined,
   after: CheckpointPass,
 ): number {
-  const changed =
-    before === undefined || before.log !== after.log || before.checkpointed !== after.checkpointed;
-  if (changed) return CHECKPOINT_MIN_DELAY_MS;
+  if (logChanged(before, after)) return CHECKPOINT_MIN_DELAY_MS;
   return Math.min(CHECKPOINT_MAX_DELAY_MS, delayMs * 2);
 }
 

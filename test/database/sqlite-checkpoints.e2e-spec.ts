@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
 import { DatabaseConfig, loadConfig } from '../../src/config/app-config';
-import { dataSourceOptions } from '../../src/database/data-source-options';
+import { dataSourceOptions, sqliteConnection } from '../../src/database/data-source-options';
 import {
   BACKSTOP_AUTOCHECKPOINT_PAGES,
   INLINE_AUTOCHECKPOINT_PAGES,
@@ -14,24 +14,19 @@ import {
 import { CheckpointPass } from '../../src/database/sqlite-checkpoints';
 import { startTestApp } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
+import { eventually } from '../helpers/webhook-receiver';
 
 /** A main-connection pragma's value. */
 function pragma(dataSource: DataSource, name: string): unknown {
-  const connection = (
-    dataSource.driver as unknown as {
-      databaseConnection: { pragma(s: string, o: { simple: boolean }): unknown };
-    }
-  ).databaseConnection;
-  return connection.pragma(name, { simple: true });
+  return sqliteConnection(dataSource)!.pragma(name, { simple: true });
 }
 
-async function until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Waits until `condition` holds (eventually's polling, on a synchronous condition). */
+const until = (condition: () => boolean) =>
+  eventually(
+    () => Promise.resolve(condition()),
+    (met) => met,
+  );
 
 /**
  * SQLite's checkpoints run in a thread of their own (SqliteCheckpointer), not in the commits of
@@ -88,10 +83,8 @@ describe('SQLite checkpoints in a thread of their own', () => {
     // More than the 1,000 pages at which a commit would have checkpointed by SQLite's default,
     // less than the backstop: the thread copies them.
     await writePages(1_500);
-    await until(
-      () => passes.some((p) => p.checkpointed >= INLINE_AUTOCHECKPOINT_PAGES),
-      'a pass that copied more than 1,000 frames',
-    );
+    // A pass that copied more than 1,000 frames.
+    await until(() => passes.some((p) => p.checkpointed >= INLINE_AUTOCHECKPOINT_PAGES));
     expect(pragma(dataSource, 'data_version')).toBe(version);
     const [{ n }] = await dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM t');
     expect(n).toBe(1_500);
@@ -108,7 +101,7 @@ describe('SQLite checkpoints in a thread of their own', () => {
     expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(BACKSTOP_AUTOCHECKPOINT_PAGES);
     // The thread dies (a fault injected from outside).
     await (checkpointer as unknown as { worker: Worker }).worker.terminate();
-    await until(() => !checkpointer!.running, 'the thread to be noticed gone');
+    await until(() => !checkpointer!.running);
     expect(pragma(dataSource, 'wal_autocheckpoint')).toBe(INLINE_AUTOCHECKPOINT_PAGES);
   });
 
