@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
-import { EntityTable } from '../database/entity-table';
+import { claimLock } from '../database/lease-poller';
 import { ExternalBankAccount } from './entities/external-bank-account.entity';
 
 export interface ExternalAccountFilter {
@@ -11,20 +11,9 @@ export interface ExternalAccountFilter {
   countryCode?: string;
 }
 
-/**
- * The queries of external bank accounts, on the entity manager of the caller's unit of work.
- * Reading one account and its update are constant SQL through the EntityTable mechanism (the
- * PATCH hot path, docs/benchmarks.md); the rest is TypeORM.
- */
+/** The queries of external bank accounts, on the entity manager of the caller's unit of work. */
 @Injectable()
 export class ExternalAccountsRepository {
-  private statements?: {
-    table: EntityTable<ExternalBankAccount>;
-    find: string;
-    findForUpdate: string;
-    update: string;
-  };
-
   constructor(private readonly db: Database) {}
 
   async insert(m: EntityManager, account: ExternalBankAccount): Promise<void> {
@@ -32,19 +21,16 @@ export class ExternalAccountsRepository {
   }
 
   /** An undeleted account of the tenant, locked on PostgreSQL when `lock` is set. */
-  async find(
+  find(
     m: EntityManager,
     tenant: Tenant,
     id: string,
     lock = false,
   ): Promise<ExternalBankAccount | null> {
-    const { table, find, findForUpdate } = this.sql;
-    const [row] = await this.db.rows(m, lock ? findForUpdate : find, [
-      id,
-      tenant.organizationId,
-      tenant.livemode,
-    ]);
-    return row ? table.fromRow(row) : null;
+    return m.findOne(ExternalBankAccount, {
+      where: { id, ...ownedBy(tenant), deletedAt: IsNull() },
+      lock: lock ? this.db.rowLock : undefined,
+    });
   }
 
   page(
@@ -73,18 +59,20 @@ export class ExternalAccountsRepository {
    * resubmission starts, and updatedAt.
    */
   async update(m: EntityManager, account: ExternalBankAccount): Promise<void> {
-    const { table, update } = this.sql;
-    await this.db.execute(m, update, [
-      account.accountHolderName,
-      account.accountHolderType,
-      account.status,
-      account.statusReason,
-      table.param('metadata', account.metadata),
-      account.verificationSubmission,
-      table.param('verificationDueAt', account.verificationDueAt),
-      table.param('updatedAt', account.updatedAt),
-      account.id,
-    ]);
+    await m.update(
+      ExternalBankAccount,
+      { id: account.id, organizationId: account.organizationId },
+      {
+        accountHolderName: account.accountHolderName,
+        accountHolderType: account.accountHolderType,
+        status: account.status,
+        statusReason: account.statusReason,
+        metadata: account.metadata,
+        verificationSubmission: account.verificationSubmission,
+        verificationDueAt: account.verificationDueAt,
+        updatedAt: account.updatedAt,
+      },
+    );
   }
 
   /** Deleted: gone from the API, and nothing is left for the verification worker to decide. */
@@ -108,20 +96,29 @@ export class ExternalAccountsRepository {
   }
 
   /**
-   * Up to `limit` accounts whose automatic verification is due at `now`, soonest first. On
-   * PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED: another instance claiming at the same
-   * moment skips them instead of waiting, and takes others. (On SQLite every transaction holds
-   * the database's write lock, so two claims never overlap.)
+   * The lease poller's claim: up to `limit` accounts whose automatic verification is due at
+   * `now`, soonest first, moved to `leaseUntil` (claimLock: two instances never take one).
    */
-  due(m: EntityManager, now: Date, limit: number): Promise<ExternalBankAccount[]> {
-    const qb = m
-      .createQueryBuilder(ExternalBankAccount, 'a')
-      .where('a.verificationDueAt IS NOT NULL')
-      .andWhere('a.verificationDueAt <= :now', { now })
-      .orderBy('a.verificationDueAt', 'ASC')
-      .limit(limit);
-    if (this.db.isPostgres) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
-    return qb.getMany();
+  async claimDue(
+    m: EntityManager,
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+  ): Promise<ExternalBankAccount[]> {
+    const due = await claimLock(
+      m
+        .createQueryBuilder(ExternalBankAccount, 'a')
+        .where('a.verificationDueAt IS NOT NULL')
+        .andWhere('a.verificationDueAt <= :now', { now })
+        .orderBy('a.verificationDueAt', 'ASC')
+        .limit(limit),
+    ).getMany();
+    await this.setDue(
+      m,
+      due.map((a) => a.id),
+      leaseUntil,
+    );
+    return due;
   }
 
   /**
@@ -175,25 +172,5 @@ export class ExternalAccountsRepository {
       qb.andWhere('a.organizationId = :organizationId', { organizationId });
     }
     return qb.orderBy('a.createdAt', 'ASC').addOrderBy('a.id', 'ASC').limit(limit).getMany();
-  }
-
-  /** The SQL of the hot paths, built once (the table's columns are known after start-up). */
-  private get sql() {
-    if (!this.statements) {
-      const table = this.db.table(ExternalBankAccount);
-      const find =
-        `SELECT ${table.columnList()} FROM "external_bank_accounts" ` +
-        'WHERE "id" = ? AND "organization_id" = ? AND "livemode" = ? AND "deleted_at" IS NULL LIMIT 1';
-      this.statements = {
-        table,
-        find,
-        findForUpdate: this.db.isPostgres ? `${find} FOR UPDATE` : find,
-        update:
-          'UPDATE "external_bank_accounts" SET "account_holder_name" = ?, "account_holder_type" = ?, ' +
-          '"status" = ?, "status_reason" = ?, "metadata" = ?, "verification_submission" = ?, ' +
-          '"verification_due_at" = ?, "updated_at" = ? WHERE "id" = ?',
-      };
-    }
-    return this.statements;
   }
 }

@@ -99,7 +99,6 @@ export class ExternalAccountsService {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
     }
-    this.verification.submitted(account.verificationDueAt);
     return response;
   }
 
@@ -172,7 +171,6 @@ export class ExternalAccountsService {
         }),
       caller.commit,
     );
-    this.verification.submitted(dueAt);
     return response;
   }
 

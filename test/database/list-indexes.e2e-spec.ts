@@ -356,7 +356,10 @@ describe(`list queries use indexes (${TEST_DIALECT})`, () => {
     ],
     [
       "the verification worker's claim",
-      () => t.db.transaction((m) => t.app.get(ExternalAccountsRepository).due(m, new Date(), 20)),
+      () =>
+        t.db.transaction((m) =>
+          t.app.get(ExternalAccountsRepository).claimDue(m, new Date(), 20, new Date()),
+        ),
     ],
   ];
 

@@ -39,8 +39,6 @@ export interface AwaitingOperator {
  */
 @Injectable()
 export class VerificationService {
-  private readonly submittedListeners: ((dueAt: Date) => void)[] = [];
-
   constructor(
     private readonly db: Database,
     private readonly accounts: ExternalAccountsRepository,
@@ -64,16 +62,6 @@ export class VerificationService {
     return verifier.kind === 'automatic'
       ? new Date(now.getTime() + verifier.delayMs(account))
       : null;
-  }
-
-  /** The worker's hook: called with the due time of each submission once it is committed. */
-  onSubmitted(listener: (dueAt: Date) => void): void {
-    this.submittedListeners.push(listener);
-  }
-
-  /** Tells the worker that a committed submission is due at `dueAt` (no-op for null). */
-  submitted(dueAt: Date | null): void {
-    if (dueAt) for (const listener of this.submittedListeners) listener(dueAt);
   }
 
   /**
