@@ -77,18 +77,6 @@ async function timed<T>(
   }
 }
 
-/** A SELECT written with `?` placeholders, and its parameters. */
-export interface Read {
-  text: string;
-  params: unknown[];
-}
-
-/** What a transaction at work has left for its end: `atEnd`'s work, then `atLast`'s. */
-interface UnitEnd {
-  atEnd: (() => Promise<void>)[];
-  atLast: (() => Promise<void>)[];
-}
-
 /**
  * The one way services touch the database.
  *
@@ -102,11 +90,7 @@ interface UnitEnd {
 export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
-  /** insertRowsThenRead's statements on PostgreSQL, by their INSERT's text and their read's. */
-  private readonly insertsWithRead = new Map<string, Map<string, string>>();
   private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
-  /** What each transaction at work has left for its end (see atEnd, atLast), by its manager. */
-  private readonly endOfUnit = new WeakMap<EntityManager, UnitEnd>();
 
   /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
   readonly isPostgres: boolean;
@@ -133,33 +117,6 @@ export class Database {
   }
 
   /**
-   * Runs `work` at the end of the transaction of `manager`: after the transaction's own work,
-   * before an idempotent answer is stored and before the commit, in the order asked (work added
-   * meanwhile runs too). Returns false, and runs nothing, when `manager` is not that of a
-   * transaction of `transaction` still at work: the caller then does the work at once.
-   */
-  atEnd(manager: EntityManager, work: () => Promise<void>): boolean {
-    const ending = this.endOfUnit.get(manager);
-    if (!ending) return false;
-    ending.atEnd.push(work);
-    return true;
-  }
-
-  /**
-   * Runs `work` last in the transaction of `manager`: after what was left for its end (`atEnd`)
-   * and after an idempotent answer is stored, right before the commit. For a write to a row that
-   * many transactions write (a kept count): on PostgreSQL the row lock it takes is held until
-   * the commit, so the later it comes, the less the others queue behind it. Returns false, and
-   * runs nothing, outside such a transaction: the caller then does the work at once.
-   */
-  atLast(manager: EntityManager, work: () => Promise<void>): boolean {
-    const ending = this.endOfUnit.get(manager);
-    if (!ending) return false;
-    ending.atLast.push(work);
-    return true;
-  }
-
-  /**
    * The lock option for a read-modify-write inside `transaction`: SELECT ... FOR UPDATE on
    * PostgreSQL, so concurrent writers of one row queue up; nothing on SQLite, whose writes are
    * already serialized. Use as `manager.findOne(Entity, { where, lock: db.rowLock })`.
@@ -181,10 +138,9 @@ export class Database {
   }
 
   /**
-   * Runs `work` in one transaction: everything it writes lands together or not at all. What
-   * `work` left for the end (`atEnd`) runs after it, then an armed `hook` (the request's
-   * Idempotency-Key answer, see commit-hook.ts), inside the same transaction; the hook is settled
-   * once that commits. `options.first`: see UnitOptions.
+   * Runs `work` in one transaction: everything it writes lands together or not at all. An armed
+   * `hook` (the request's Idempotency-Key answer, see commit-hook.ts) runs after it, inside the
+   * same transaction; the hook is settled once that commits. `options.first`: see UnitOptions.
    */
   transaction<T>(
     work: (manager: EntityManager) => Promise<T>,
@@ -211,15 +167,8 @@ export class Database {
   ): Promise<T> {
     const armed = hook?.armed ? hook : undefined;
     const unit = async (manager: EntityManager) => {
-      const ending: UnitEnd = { atEnd: [], atLast: [] };
-      this.endOfUnit.set(manager, ending);
       const result = await work(manager);
-      // What the work left for its end (events recorded in one statement), in order.
-      for (let next = ending.atEnd.shift(); next; next = ending.atEnd.shift()) await next();
-      this.endOfUnit.delete(manager);
       if (armed) await armed.run(manager, result);
-      // The writes of hot rows, whose locks are then held the shortest time (see atLast).
-      for (const next of ending.atLast) await next();
       return result;
     };
     const result = this.sqliteLock
@@ -415,42 +364,6 @@ export class Database {
         chunk.flatMap((row) => table.values(row)),
       );
     }
-  }
-
-  /**
-   * Inserts `rows` as `insertRows` does, then runs `read` in the same transaction; returns the
-   * read's rows. On PostgreSQL, when the rows fit one INSERT, the two are one statement and one
-   * round trip: the INSERT is a data-modifying WITH clause of the SELECT, which PostgreSQL runs
-   * once and to completion whatever the SELECT reads. The SELECT sees the transaction as it was
-   * before the INSERT (its snapshot is taken at the statement's start), so it must not read the
-   * table inserted into; on SQLite it runs after it, and reads the same.
-   */
-  async insertRowsThenRead<T extends ObjectLiteral, R = Record<string, unknown>>(
-    manager: EntityManager,
-    table: EntityTable<T>,
-    rows: T[],
-    read: Read,
-  ): Promise<R[]> {
-    if (this.isPostgres && rows.length > 0 && rows.length <= INSERT_ROWS) {
-      if (!manager.queryRunner)
-        throw new Error('Database.insertRowsThenRead runs in a transaction');
-      // Both texts are constant (EntityTable keeps one per row count): the statement is built
-      // and converted once for each pair, not on every write.
-      const insert = table.insertRowsSql(rows.length);
-      let byRead = this.insertsWithRead.get(insert);
-      if (!byRead) this.insertsWithRead.set(insert, (byRead = new Map<string, string>()));
-      let text = byRead.get(read.text);
-      if (text === undefined) {
-        text = this.sql(`WITH "inserted" AS (${insert}) ${read.text}`);
-        byRead.set(read.text, text);
-      }
-      return manager.query<R[]>(
-        text,
-        this.params([...rows.flatMap((row) => table.values(row)), ...read.params]),
-      );
-    }
-    await this.insertRows(manager, table, rows);
-    return this.rows<R>(manager, read.text, read.params);
   }
 
   /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */

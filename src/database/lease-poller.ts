@@ -26,6 +26,8 @@ export interface LeaseJob<T> {
   leaseMs: number;
   /** How the claim waits for the database (`FIRST`: not behind the requests, see UnitOptions). */
   unit?: UnitOptions;
+  /** Called when the poller stops, before it waits for the items in flight: cut long work short. */
+  stopping?(): void;
 }
 
 /** What `register` hands back. */
@@ -124,6 +126,7 @@ class JobLoop<T> {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
+    this.job.stopping?.();
     await this.polling;
     await Promise.all(this.inFlight);
   }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In, LessThan } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ID_PREFIXES, idsMadeBefore } from '../common/ids';
-import { Database, Read } from '../database/database';
+import { Database } from '../database/database';
+import { claimLock } from '../database/lease-poller';
 import { EntityTable, perCount } from '../database/entity-table';
 import { EventRecord } from './entities/event.entity';
 import { Tenant } from './caller';
@@ -27,12 +29,7 @@ interface PageOfTypesSql {
   newer: (types: number) => string;
 }
 
-/**
- * The queries of the events table; every method takes the caller's (transaction's) manager. The
- * insert, on the path of every write (a plan create records four events, inserted together at
- * the end of its transaction), is constant SQL through the EntityTable mechanism (docs/benchmarks.md,
- * "Events and webhooks").
- */
+/** The queries of the events table; every method takes the caller's (transaction's) manager. */
 @Injectable()
 export class EventsRepository {
   private table?: EntityTable<EventRecord>;
@@ -44,21 +41,34 @@ export class EventsRepository {
     return (this.table ??= this.db.table(EventRecord));
   }
 
-  /** The events in one INSERT (up to 50 a statement), in order. */
-  async insertMany(m: EntityManager, events: EventRecord[]): Promise<void> {
-    await this.db.insertRows(m, this.eventsTable, events);
+  async insert(m: EntityManager, event: EventRecord): Promise<void> {
+    // `data` is a JSON column: TypeORM's deep-partial type does not take its `unknown` values.
+    await m.insert(EventRecord, event as QueryDeepPartialEntity<EventRecord>);
   }
 
-  /**
-   * The events as insertMany, and `read` (which must not read events) in the same statement
-   * on PostgreSQL: a write's events and what its listener needs cost one round trip.
-   */
-  insertManyThenRead(
+  /** Up to `limit` events due for fan-out at `now`, oldest first, moved to `leaseUntil`. */
+  async claimFanOut(
     m: EntityManager,
-    events: EventRecord[],
-    read: Read,
-  ): Promise<Record<string, unknown>[]> {
-    return this.db.insertRowsThenRead(m, this.eventsTable, events, read);
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+  ): Promise<EventRecord[]> {
+    const due = await claimLock(
+      m
+        .createQueryBuilder(EventRecord, 'e')
+        .where('e.fanOutAt IS NOT NULL')
+        .andWhere('e.fanOutAt <= :now', { now })
+        .orderBy('e.fanOutAt', 'ASC')
+        .limit(limit),
+    ).getMany();
+    if (due.length > 0) {
+      await m.update(EventRecord, { id: In(due.map((e) => e.id)) }, { fanOutAt: leaseUntil });
+    }
+    return due;
+  }
+
+  async clearFanOut(m: EntityManager, ids: string[]): Promise<void> {
+    if (ids.length > 0) await m.update(EventRecord, { id: In(ids) }, { fanOutAt: null });
   }
 
   findOne(m: EntityManager, tenant: Tenant, id: string): Promise<EventRecord | null> {

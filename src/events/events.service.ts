@@ -5,7 +5,7 @@ import { EntityManager } from 'typeorm';
 import { ValidationFailedError, NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Database, Read } from '../database/database';
+import { Database } from '../database/database';
 import { Metrics } from '../platform/metrics';
 import { Actor, RequestRef, Tenant } from './caller';
 import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
@@ -26,24 +26,6 @@ export interface RecordEventInput {
   actor: Actor;
 }
 
-/**
- * Another module's work in the transaction that records events, after their rows are inserted
- * (a write's events together): the webhooks module queues their deliveries there, so they
- * commit (or roll back) with the write.
- */
-export interface RecordedListener {
-  /**
-   * A read that `recorded` needs, run with the events' INSERT (one statement on PostgreSQL:
-   * Database.insertRowsThenRead); its rows are handed to `recorded`. One listener may have it.
-   */
-  readAlong?: (events: EventRecord[]) => Read;
-  recorded: (
-    m: EntityManager,
-    events: EventRecord[],
-    rows: Record<string, unknown>[] | undefined,
-  ) => Promise<void>;
-}
-
 /** Called in the retention sweep's transaction before these events are deleted. */
 export type SweepListener = (m: EntityManager, eventIds: string[]) => Promise<void>;
 
@@ -60,10 +42,7 @@ export const SWEEP_BATCH = 500;
  */
 @Injectable()
 export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly recordedListeners: RecordedListener[] = [];
   private readonly sweepListeners: SweepListener[] = [];
-  /** The events recorded in each transaction at work, inserted at its end (Database.atEnd). */
-  private readonly batches = new WeakMap<EntityManager, EventRecord[]>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
 
@@ -77,29 +56,21 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     logger.setContext('Events');
   }
 
-  /** Another module's work in the transaction of every recorded event (see RecordedListener). */
-  onRecorded(listener: RecordedListener): void {
-    if (listener.readAlong && this.recordedListeners.some((l) => l.readAlong)) {
-      throw new Error('only one RecordedListener may read along the events insert');
-    }
-    this.recordedListeners.push(listener);
-  }
-
   /** Another module's work in the retention sweep, before events are deleted. */
   onSweep(listener: SweepListener): void {
     this.sweepListeners.push(listener);
   }
 
   /**
-   * Records one event in the caller's write transaction `m`: it commits with the write or not at
-   * all. Call it once per changed resource, after the change, with the resource's response.
-   * Returns the event's row (its view is built when it is read or sent, not here), or null when
-   * EVENTS_RECORDING=off (nothing recorded).
+   * Records one event in the caller's write transaction `m`, inserted there and then: it commits
+   * with the write or not at all. Call it once per changed resource, after the change, with the
+   * resource's response. The event is due for the webhooks' fan-out at once (`fanOutAt`): which
+   * endpoints receive it is background work (webhooks/webhook-fan-out.ts), not the write's.
    */
-  async record(m: EntityManager, input: RecordEventInput): Promise<EventRecord | null> {
-    if (!this.config.events.recording) return null;
+  async record(m: EntityManager, input: RecordEventInput): Promise<EventRecord> {
     const object: Record<string, unknown> = { ...(input.object as Record<string, unknown>) };
     for (const key of NEVER_RECORDED) delete object[key];
+    const now = new Date();
     const event: EventRecord = {
       id: newId(ID_PREFIXES.event),
       organizationId: input.principal.organizationId,
@@ -111,39 +82,30 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
       idempotencyKey: input.request?.idempotencyKey ?? null,
       actorType: input.actor.type,
       actorId: input.actor.id,
-      createdAt: new Date(),
+      createdAt: now,
+      fanOutAt: now,
     };
-    // A transaction's events go in together at its end: one statement, not one per event.
-    const batch = this.batches.get(m);
-    if (batch) batch.push(event);
-    else if (this.db.atEnd(m, () => this.insert(m))) this.batches.set(m, [event]);
-    else await this.insertNow(m, [event]);
+    await this.events.insert(m, event);
+    this.metrics.eventsRecorded.inc({ type: event.type });
     return event;
   }
 
-  private async insert(m: EntityManager): Promise<void> {
-    const batch = this.batches.get(m) ?? [];
-    this.batches.delete(m);
-    await this.insertNow(m, batch);
+  /**
+   * The fan-out's claim (a LeasePoller job of the webhooks module): up to `limit` events due for
+   * fan-out at `now`, oldest first, their lease moved to `leaseUntil`.
+   */
+  claimFanOut(
+    m: EntityManager,
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+  ): Promise<EventRecord[]> {
+    return this.events.claimFanOut(m, now, limit, leaseUntil);
   }
 
-  /**
-   * The events' rows, with the read a listener asked to run along (one statement on
-   * PostgreSQL), then each listener's work (its deliveries reference the rows).
-   */
-  private async insertNow(m: EntityManager, events: EventRecord[]): Promise<void> {
-    if (events.length === 0) return;
-    const reader = this.recordedListeners.find((l) => l.readAlong);
-    let rows: Record<string, unknown>[] | undefined;
-    if (reader?.readAlong) {
-      rows = await this.events.insertManyThenRead(m, events, reader.readAlong(events));
-    } else {
-      await this.events.insertMany(m, events);
-    }
-    for (const listener of this.recordedListeners) {
-      await listener.recorded(m, events, listener === reader ? rows : undefined);
-    }
-    for (const event of events) this.metrics.eventsRecorded.inc({ type: event.type });
+  /** The fan-out of these events is done (their deliveries are queued in `m`'s transaction). */
+  fannedOut(m: EntityManager, ids: string[]): Promise<void> {
+    return this.events.clearFanOut(m, ids);
   }
 
   /**
@@ -156,7 +118,6 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     before: object,
     after: object,
   ): Promise<void> {
-    if (!this.config.events.recording) return;
     const previousAttributes = EventsService.changes(before, after);
     if (previousAttributes) await this.record(m, { ...input, object: after, previousAttributes });
   }
@@ -227,11 +188,6 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.events.recording) {
-      this.logger.warn(
-        'EVENTS_RECORDING=off: no event is recorded and no webhook queued. This switch only measures what events cost (npm run bench:events); never run a real service with it.',
-      );
-    }
     this.sweepTimer = setInterval(
       () =>
         void this.sweep().catch((err: unknown) => this.logger.warn({ err }, 'event sweep failed')),

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Tenant } from '../common/tenant';
 import { Database } from '../database/database';
-import { PLAN_COUNT_SLOTS } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 
 export interface PlanFilter {
@@ -60,22 +59,18 @@ export class PlansRepository {
   }
 
   /**
-   * Moves the plan count of `plan`'s organization, mode and product (live: 0, deleted: 1) by `delta`,
-   * in the transaction that creates or deletes the plan, as its last statement (`db.atLast`:
-   * after the events and the idempotent answer, so the slot's row lock, which every create of
-   * the product may want on PostgreSQL, is held the shortest time). A random slot: see PlanCount.
+   * Moves the plan count of `plan`'s organization, mode and product (live: 0, deleted: 1) by
+   * `delta`, in the transaction that creates or deletes the plan: one row per key (slot 0; rows
+   * of other slots written before are summed with it).
    */
   async count(m: EntityManager, plan: Plan, deleted: 0 | 1, delta: number): Promise<void> {
-    const write = async () => {
-      await this.db.execute(m, this.sql.countChange(deleted), [
-        plan.organizationId,
-        plan.livemode,
-        plan.productId,
-        Math.floor(Math.random() * PLAN_COUNT_SLOTS),
-        delta,
-      ]);
-    };
-    if (!this.db.atLast(m, write)) await write();
+    await this.db.execute(m, this.sql.countChange(deleted), [
+      plan.organizationId,
+      plan.livemode,
+      plan.productId,
+      0,
+      delta,
+    ]);
   }
 }
 

@@ -9,8 +9,6 @@ import { normalizeDescription } from '../common/text';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { Caller, SYSTEM, Tenant } from '../events/caller';
-import { EventRecord } from '../events/entities/event.entity';
-import { selects } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
@@ -23,7 +21,6 @@ import {
   toWebhookDeliveryAttemptResponse,
   toWebhookEndpointResponse,
 } from './dto/webhook-endpoint.response';
-import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { MAX_URL_LENGTH, WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { ListQueryDto } from '../common/dto/list-query.dto';
 import { checkEnabledEvents } from './enabled-events';
@@ -31,19 +28,20 @@ import { SecretBox, newSigningSecret } from './secret-box';
 import { BlockedAddressError, checkUrl, hostOf, resolvePublic, urlTextProblem } from './url-policy';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
-import { InvalidWebhookUrlError } from './webhooks.errors';
+import { InvalidWebhookUrlError, WebhookEndpointLimitError } from './webhooks.errors';
+import { lockedUpdate } from '../database/locked-update';
 
+/** The most live endpoints (enabled and disabled) of one organization in one mode. */
+export const MAX_ENDPOINTS = 16;
 /** How long the secret before a rotation keeps signing (docs/api.md §5.7). */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 /** Opened signing secrets kept in memory at most (one or two per endpoint that receives). */
 const OPENED_SECRETS_KEPT = 10_000;
 
-/** Webhook endpoints (docs/api.md §5.7): their rules, and the queueing of deliveries. */
+/** Webhook endpoints (docs/api.md §5.7): their rules and their signing secrets. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly secrets: SecretBox;
-  private readonly wakeListeners: (() => void)[] = [];
-  private readonly changeListeners: ((endpointId: string) => void)[] = [];
   /** Opened signing secrets by sealed value (see `signingSecrets`). */
   private readonly openedSecrets = new Map<string, string>();
 
@@ -55,34 +53,7 @@ export class WebhookEndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.secrets = new SecretBox(config.encryptionKey);
-    // The endpoints of the first event's organization and mode are read with the events' INSERT
-    // (one statement on PostgreSQL); queueDeliveries finds them remembered.
-    events.onRecorded({
-      readAlong: (recorded) => this.endpoints.enabledRead(tenantOf(recorded[0])),
-      recorded: (m, recorded, rows) => {
-        if (rows) this.endpoints.rememberEnabled(m, tenantOf(recorded[0]), rows);
-        return this.queueDeliveries(m, recorded);
-      },
-    });
     events.onSweep((m, ids) => this.deliveries.deleteForEvents(m, ids));
-  }
-
-  /** Called when deliveries were queued (the dispatcher wakes up rather than wait for its poll). */
-  onQueued(listener: () => void): void {
-    this.wakeListeners.push(listener);
-  }
-
-  /**
-   * Called once a change to an endpoint has committed (PATCH, DELETE, rotateSecret): the
-   * dispatcher takes back what it holds for it (WebhookDispatcher.changedHere).
-   */
-  onChanged(listener: (endpointId: string) => void): void {
-    this.changeListeners.push(listener);
-  }
-
-  private changed<T>(endpointId: string, result: T): T {
-    for (const listener of this.changeListeners) listener(endpointId);
-    return result;
   }
 
   /**
@@ -137,8 +108,14 @@ export class WebhookEndpointsService {
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
+      nextDeliveryAt: null,
     };
     return this.db.transaction(async (m) => {
+      // The organization's row is locked, so that two creates never both pass the limit.
+      await this.endpoints.lockOrganization(m, caller.principal);
+      if ((await this.endpoints.countLive(m, caller.principal)) >= MAX_ENDPOINTS) {
+        throw new WebhookEndpointLimitError(MAX_ENDPOINTS);
+      }
       await this.endpoints.insert(m, endpoint);
       const response = toWebhookEndpointResponse(endpoint);
       await this.events.record(m, { ...caller, type: 'webhookEndpoint.created', object: response });
@@ -170,45 +147,38 @@ export class WebhookEndpointsService {
     const enabledEvents =
       dto.enabledEvents === undefined ? undefined : checkEnabledEvents(dto.enabledEvents);
     const url = dto.url === undefined ? undefined : await this.checkUrl(dto.url);
-    const updated = await this.db.transaction(async (m) => {
-      const endpoint = await this.find(m, caller.principal, id, true);
-      const before = toWebhookEndpointResponse(endpoint);
-      assertIfMatch(ifMatch, before);
-      const next: WebhookEndpoint = {
-        ...endpoint,
-        url: url ?? endpoint.url,
-        enabledEvents: enabledEvents ?? endpoint.enabledEvents,
-        description:
-          dto.description === undefined
-            ? endpoint.description
-            : normalizeDescription(dto.description),
-        metadata: mergeMetadata(endpoint.metadata, dto.metadata),
-        status: dto.status ?? endpoint.status,
-      };
-      const previousAttributes = EventsService.changes(before, toWebhookEndpointResponse(next));
-      if (previousAttributes === null) return before;
-      next.updatedAt = new Date();
-      if (next.status === 'enabled' && endpoint.status === 'disabled') next.failingSince = null;
-      await this.endpoints.update(m, id, {
-        url: next.url,
-        enabledEvents: next.enabledEvents,
-        description: next.description,
-        metadata: next.metadata,
-        status: next.status,
-        failingSince: next.failingSince,
-        updatedAt: next.updatedAt,
-      });
-      if (next.status === 'disabled') await this.deliveries.cancelPending(m, id);
-      const after = toWebhookEndpointResponse(next);
-      await this.events.record(m, {
-        ...caller,
-        type: 'webhookEndpoint.updated',
-        object: after,
-        previousAttributes,
-      });
-      return after;
-    }, caller.commit);
-    return this.changed(id, updated);
+    return this.db.transaction(
+      (m) =>
+        lockedUpdate<WebhookEndpoint, WebhookEndpointResponse>({
+          load: () => this.endpoints.findLive(m, caller.principal, id, true),
+          notFound: () => new NotFoundError('webhookEndpoint', id),
+          view: toWebhookEndpointResponse,
+          ifMatch,
+          changes: (endpoint) => ({
+            url,
+            enabledEvents,
+            description:
+              dto.description === undefined ? undefined : normalizeDescription(dto.description),
+            metadata: mergeMetadata(endpoint.metadata, dto.metadata),
+            status: dto.status,
+            // Enabled again: its failing streak starts over.
+            failingSince:
+              dto.status === 'enabled' && endpoint.status === 'disabled' ? null : undefined,
+          }),
+          write: async (endpoint, changed) => {
+            await this.endpoints.update(m, caller.principal, id, changed);
+            if (changed.status === 'disabled') await this.deliveries.cancelPending(m, id);
+          },
+          written: (before, after) =>
+            this.events.recordUpdate(
+              m,
+              { ...caller, type: 'webhookEndpoint.updated' },
+              before,
+              after,
+            ),
+        }),
+      caller.commit,
+    );
   }
 
   /** A soft delete: the endpoint answers 404 from now on and receives nothing more. */
@@ -217,17 +187,16 @@ export class WebhookEndpointsService {
     id: string,
     ifMatch?: string,
   ): Promise<DeletedWebhookEndpointResponse> {
-    const deleted = await this.db.transaction(async (m) => {
+    return this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
       const response = toWebhookEndpointResponse(endpoint);
       assertIfMatch(ifMatch, response);
       const now = new Date();
-      await this.endpoints.update(m, id, { deletedAt: now, updatedAt: now });
+      await this.endpoints.update(m, caller.principal, id, { deletedAt: now, updatedAt: now });
       await this.deliveries.cancelPending(m, id);
       await this.events.record(m, { ...caller, type: 'webhookEndpoint.deleted', object: response });
       return { id, object: 'webhookEndpoint', deleted: true } as const;
     }, caller.commit);
-    return this.changed(id, deleted);
   }
 
   /**
@@ -237,12 +206,12 @@ export class WebhookEndpointsService {
    * `updatedAt` changes, so that is its previousAttributes (no secret is ever recorded).
    */
   async rotateSecret(caller: Caller, id: string): Promise<WebhookEndpointWithSecretResponse> {
-    const rotated = await this.db.transaction(async (m) => {
+    return this.db.transaction(async (m) => {
       const endpoint = await this.find(m, caller.principal, id, true);
       const before = toWebhookEndpointResponse(endpoint);
       const secret = newSigningSecret();
       const now = new Date();
-      await this.endpoints.update(m, id, {
+      await this.endpoints.update(m, caller.principal, id, {
         secretEncrypted: this.secrets.seal(secret, id),
         previousSecretEncrypted: endpoint.secretEncrypted,
         previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
@@ -257,7 +226,6 @@ export class WebhookEndpointsService {
       });
       return { ...after, secret };
     }, caller.commit);
-    return this.changed(id, rotated);
   }
 
   async deliveryAttempts(
@@ -289,7 +257,7 @@ export class WebhookEndpointsService {
   async disableFailing(m: EntityManager, endpoint: WebhookEndpoint, now: Date): Promise<void> {
     const before = toWebhookEndpointResponse(endpoint);
     const disabled = { ...endpoint, status: 'disabled' as const, updatedAt: now };
-    await this.endpoints.update(m, endpoint.id, { status: 'disabled', updatedAt: now });
+    await this.endpoints.update(m, endpoint, endpoint.id, { status: 'disabled', updatedAt: now });
     await this.deliveries.cancelPending(m, endpoint.id);
     const after = toWebhookEndpointResponse(disabled);
     await this.events.record(m, {
@@ -300,37 +268,6 @@ export class WebhookEndpointsService {
       request: null,
       actor: SYSTEM,
     });
-  }
-
-  /**
-   * In the transaction that records `events` (a write's events, together): one delivery for
-   * each enabled endpoint of an event's organization and mode whose enabledEvents select it, due
-   * now, inserted in one statement. The endpoints are read once per transaction and organization
-   * and mode (see WebhookEndpointsRepository).
-   */
-  private async queueDeliveries(m: EntityManager, events: EventRecord[]): Promise<void> {
-    const now = new Date();
-    const deliveries: WebhookDelivery[] = [];
-    for (const event of events) {
-      const endpoints = await this.endpoints.enabledFor(m, tenantOf(event));
-      for (const e of endpoints) {
-        if (!selects(e.enabledEvents, event.type)) continue;
-        deliveries.push({
-          id: newId(ID_PREFIXES.webhookDelivery),
-          endpointId: e.id,
-          eventId: event.id,
-          status: 'pending',
-          attempts: 0,
-          nextAttemptAt: now,
-          leaseToken: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
-    }
-    if (deliveries.length === 0) return;
-    await this.deliveries.insert(m, deliveries);
-    for (const wake of this.wakeListeners) wake();
   }
 
   /**
@@ -379,9 +316,4 @@ export class WebhookEndpointsService {
     if (!endpoint) throw new NotFoundError('webhookEndpoint', id);
     return endpoint;
   }
-}
-
-/** The organization and mode an event belongs to. */
-function tenantOf(event: EventRecord): Tenant {
-  return { organizationId: event.organizationId, livemode: event.livemode };
 }

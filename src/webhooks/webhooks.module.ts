@@ -5,14 +5,15 @@ import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
-import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookDeliveryJob } from './webhook-delivery.job';
+import { WebhookFanOut } from './webhook-fan-out';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * Webhook endpoints and their delivery (docs/api.md §5.7): every recorded event is queued for
- * the endpoints that select it, in the event's transaction, and the dispatcher delivers it.
+ * Webhook endpoints and their delivery (docs/api.md §5.7), two jobs of the LeasePoller: the
+ * fan-out queues each recorded event for the endpoints that select it, the delivery job sends it.
  */
 @Module({
   imports: [
@@ -24,7 +25,8 @@ import { WebhooksController } from './webhooks.controller';
     WebhookEndpointsService,
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,
-    WebhookDispatcher,
+    WebhookDeliveryJob,
+    WebhookFanOut,
   ],
 })
 export class WebhooksModule {}

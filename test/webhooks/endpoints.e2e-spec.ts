@@ -26,6 +26,20 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
   });
   afterAll(() => t.close());
 
+  // An organization has at most 16 endpoints per mode: each test starts with none.
+  beforeEach(async () => {
+    for (const tenant of [acme.test, acme.live, other.test, other.live]) {
+      const page = await t
+        .http()
+        .get('/v0/webhookEndpoints?limit=100')
+        .set(tenant.auth)
+        .expect(200);
+      for (const e of page.body.data as { id: string }[]) {
+        await t.http().delete(`/v0/webhookEndpoints/${e.id}`).set(tenant.auth).expect(200);
+      }
+    }
+  });
+
   /** The events of `type` recorded for the endpoint `id`, newest first. */
   async function eventsOf(auth: { Authorization: string }, type: string, id: string) {
     const events = await t.http().get(`/v0/events?type=${type}&limit=100`).set(auth).expect(200);

@@ -18,6 +18,7 @@ export interface EventData {
 @Entity({ name: 'events' })
 @Index('ix_events_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
 @Index('ix_events_org_mode_type_created', ['organizationId', 'livemode', 'type', 'createdAt', 'id'])
+@Index('ix_events_fan_out', ['fanOutAt'], { where: '"fan_out_at" IS NOT NULL' })
 export class EventRecord {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
@@ -62,4 +63,11 @@ export class EventRecord {
 
   @TimestampColumn('created_at')
   createdAt: Date;
+
+  /**
+   * When the webhooks' fan-out should work out who receives this event (its lease while it does);
+   * null once its deliveries are queued.
+   */
+  @TimestampColumn('fan_out_at', { nullable: true })
+  fanOutAt: Date | null;
 }

@@ -16,7 +16,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Entity({ name: 'webhook_deliveries' })
 @Index('ux_webhook_deliveries_event_endpoint', ['eventId', 'endpointId'], { unique: true })
 @Index('ix_webhook_deliveries_due', ['nextAttemptAt'], { where: '"next_attempt_at" IS NOT NULL' })
-@Index('ix_webhook_deliveries_endpoint_due', ['endpointId'], {
+@Index('ix_webhook_deliveries_endpoint_due', ['endpointId', 'nextAttemptAt'], {
   where: '"next_attempt_at" IS NOT NULL',
 })
 @Check(

@@ -23,6 +23,9 @@ export const MAX_URL_LENGTH = 2048;
 @Index('ix_webhook_endpoints_org_mode_live', ['organizationId', 'livemode', 'createdAt', 'id'], {
   where: '"deleted_at" IS NULL',
 })
+@Index('ix_webhook_endpoints_next_delivery', ['nextDeliveryAt'], {
+  where: '"next_delivery_at" IS NOT NULL',
+})
 @Check('webhook_endpoints_status_check', `"status" IN ('enabled', 'disabled')`)
 export class WebhookEndpoint {
   @PrimaryColumn({ type: 'varchar', length: 48 })
@@ -76,4 +79,11 @@ export class WebhookEndpoint {
 
   @TimestampColumn('deleted_at', { nullable: true })
   deletedAt: Date | null;
+
+  /**
+   * At or before the soonest due time of this endpoint's deliveries; null when it has none. The
+   * delivery claim visits endpoints in this order (WebhookDeliveryJob).
+   */
+  @TimestampColumn('next_delivery_at', { nullable: true })
+  nextDeliveryAt: Date | null;
 }
