@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
-import { EntityTable } from '../database/entity-table';
 import { Price } from './entities/price.entity';
 
 export interface PriceFilter {
@@ -11,22 +10,10 @@ export interface PriceFilter {
   includeDeleted?: boolean;
 }
 
-/**
- * The queries of prices, on the entity manager of the caller's unit of work. The statements
- * plans run on every write (take, free, reorder, read a plan's prices) are constant SQL through
- * the EntityTable mechanism, built once; the rest is TypeORM.
- */
+/** The queries of prices, on the entity manager of the caller's unit of work. */
 @Injectable()
 export class PricesRepository {
-  private readonly perCount = new Map<string, string>();
-  private entityTable?: EntityTable<Price>;
-
   constructor(private readonly db: Database) {}
-
-  /** The table, for its column list and parameter conversion (built after start-up). */
-  private get table(): EntityTable<Price> {
-    return (this.entityTable ??= this.db.table(Price));
-  }
 
   async insert(m: EntityManager, price: Price): Promise<void> {
     await m.insert(Price, price);
@@ -68,96 +55,62 @@ export class PricesRepository {
   }
 
   /** The prices of a plan, in plan order. */
-  async ofPlan(m: EntityManager, planId: string): Promise<Price[]> {
-    const text = this.statement(
-      'ofPlan',
-      0,
-      () =>
-        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ? ORDER BY "plan_position" ASC`,
-    );
-    return this.fromRows(await this.db.rows(m, text, [planId]));
+  ofPlan(m: EntityManager, planId: string): Promise<Price[]> {
+    return m.find(Price, { where: { planId }, order: { planPosition: 'ASC' } });
   }
 
   /**
-   * The prices of a plan, in plan order, for a write of the plan: on PostgreSQL they are locked,
-   * with the prices `listed` (those the write will take), in one statement and in the order of
-   * their ids, as every plan write locks prices, so that two plan writes that want each other's
-   * prices queue instead of deadlocking. A plan write builds its answer and its events from these
-   * rows, so a concurrent price PATCH must land before it reads them or wait for it. The caller
-   * holds the plan's row lock, so no other write adds a price to the plan meanwhile.
+   * The prices of a plan, in plan order, for a write of the plan: locked (rowLock), with the
+   * prices `listed` (those the write will take), in one statement and in the order of their ids,
+   * as every plan write locks prices, so that two plan writes that want each other's prices
+   * queue instead of deadlocking. A plan write builds its answer and its events from these rows,
+   * so a concurrent price PATCH must land before it reads them or wait for it. The caller holds
+   * the plan's row lock, so no other write adds a price to the plan meanwhile.
    */
   async ofPlanForWrite(m: EntityManager, planId: string, listed: string[] = []): Promise<Price[]> {
-    if (!this.db.isPostgres) return this.ofPlan(m, planId);
-    const text = this.statement(
-      'ofPlanForWrite',
-      listed.length,
-      (n) =>
-        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" = ?` +
-        (n > 0 ? ` OR "id" IN (${placeholders(n)})` : '') +
-        ' ORDER BY "id" FOR UPDATE',
-    );
-    return this.fromRows(await this.db.rows(m, text, [planId, ...listed]))
+    const where: FindOptionsWhere<Price>[] = [{ planId }];
+    if (listed.length > 0) where.push({ id: In(listed) });
+    const rows = await m.find(Price, { where, order: { id: 'ASC' }, lock: this.db.rowLock });
+    return rows
       .filter((p) => p.planId === planId)
       .sort((a, b) => (a.planPosition ?? 0) - (b.planPosition ?? 0));
   }
 
   /** The prices of several plans, each plan's in plan order. */
-  async ofPlans(m: EntityManager, planIds: string[]): Promise<Price[]> {
-    const text = this.statement(
-      'ofPlans',
-      planIds.length,
-      (n) =>
-        `SELECT ${this.table.columnList()} FROM "prices" WHERE "plan_id" IN (${placeholders(n)}) ORDER BY "plan_position" ASC`,
-    );
-    return this.fromRows(await this.db.rows(m, text, planIds));
+  ofPlans(m: EntityManager, planIds: string[]): Promise<Price[]> {
+    return m.find(Price, { where: { planId: In(planIds) }, order: { planPosition: 'ASC' } });
   }
 
   /**
-   * The tenant's prices among `ids` (deleted ones too), in no particular order. Searched by id
-   * alone and scoped here: with the organization and mode in the WHERE clause, SQLite without
-   * statistics searches the organization's index and reads every price it has. Locked on
-   * PostgreSQL when `lock` is set, in the order of their ids (so two plans taking overlapping
-   * prices queue rather than deadlock): a plan write builds its answer and its events from these
-   * rows, which must be the latest.
+   * The tenant's prices among `ids` (deleted ones too), in no particular order; locked when
+   * `lock` is set, in the order of their ids (so two plans taking overlapping prices queue rather
+   * than deadlock): a plan write builds its answer and its events from these rows.
    */
-  async findMany(m: EntityManager, tenant: Tenant, ids: string[], lock = false): Promise<Price[]> {
-    const text = this.statement(
-      lock ? 'findManyForUpdate' : 'findMany',
-      ids.length,
-      (n) =>
-        `SELECT ${this.table.columnList()} FROM "prices" WHERE "id" IN (${placeholders(n)})` +
-        // The row locks of a read-modify-write: PostgreSQL only (SQLite serializes writes).
-        (lock && this.db.isPostgres ? ' ORDER BY "id" FOR UPDATE' : ''),
-    );
-    return this.fromRows(await this.db.rows(m, text, ids)).filter(
-      (p) => p.organizationId === tenant.organizationId && p.livemode === tenant.livemode,
-    );
+  findMany(m: EntityManager, tenant: Tenant, ids: string[], lock = false): Promise<Price[]> {
+    return m.find(Price, {
+      where: { id: In(ids), ...ownedBy(tenant) },
+      order: lock ? { id: 'ASC' } : undefined,
+      lock: lock ? this.db.rowLock : undefined,
+    });
   }
 
   /**
    * Takes free, undeleted prices into a plan at the given positions, in one conditional UPDATE;
    * returns how many it took (fewer than `ids`: another plan or a delete got there first).
-   * `ids` are prices the caller loaded with `findMany` in this transaction, so they are the
-   * plan's organization's and mode's: the WHERE clause names only the id and the conditions
-   * that can change under it, so that SQLite searches by id (with the organization and mode in
-   * it, SQLite without statistics searched the organization's free prices, every one of them).
-   * Positions are integers of our own, written into the text, so a create's statement
-   * (positions 0..n-1) is the same for every plan with as many prices.
    */
-  take(
+  async take(
     m: EntityManager,
     planId: string,
     ids: string[],
     positions: Map<string, number>,
     now: Date,
   ): Promise<number> {
-    return this.db.execute(
-      m,
-      `UPDATE "prices" SET "plan_id" = ?, "plan_position" = ${positionCase(ids, positions)}, ` +
-        `"updated_at" = ? WHERE "id" IN (${placeholders(ids.length)}) ` +
-        `AND "plan_id" IS NULL AND "deleted_at" IS NULL`,
-      [planId, ...ids, this.table.param('updatedAt', now), ...ids],
-    );
+    const result = await this.positioned(m, ids)
+      .set({ planId, updatedAt: now, planPosition: () => positionCase(ids, positions) })
+      .andWhere('"plan_id" IS NULL')
+      .andWhere('"deleted_at" IS NULL')
+      .execute();
+    return result.affected ?? 0;
   }
 
   /** Moves prices already in the plan to new positions. */
@@ -167,41 +120,33 @@ export class PricesRepository {
     ids: string[],
     positions: Map<string, number>,
   ): Promise<void> {
-    await this.db.execute(
-      m,
-      `UPDATE "prices" SET "plan_position" = ${positionCase(ids, positions)} ` +
-        `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
-      [...ids, ...ids, planId],
-    );
+    await this.positioned(m, ids)
+      .set({ planPosition: () => positionCase(ids, positions) })
+      .andWhere('"plan_id" = :planId', { planId })
+      .execute();
   }
 
   /** Frees prices of the plan: they go back to no plan. */
   async free(m: EntityManager, planId: string, ids: string[], now: Date): Promise<void> {
-    await this.db.execute(
-      m,
-      `UPDATE "prices" SET "plan_id" = NULL, "plan_position" = NULL, "updated_at" = ? ` +
-        `WHERE "id" IN (${placeholders(ids.length)}) AND "plan_id" = ?`,
-      [this.table.param('updatedAt', now), ...ids, planId],
+    await m.update(
+      Price,
+      { id: In(ids), planId },
+      { planId: null, planPosition: null, updatedAt: now },
     );
   }
 
-  private fromRows(rows: Record<string, unknown>[]): Price[] {
-    return rows.map((row) => this.table.fromRow(row));
-  }
-
-  /** Memoizes the text of a statement that depends on a count (the ids in an IN list). */
-  private statement(name: string, count: number, build: (n: number) => string): string {
-    const key = `${name}:${count}`;
-    let text = this.perCount.get(key);
-    if (text === undefined) this.perCount.set(key, (text = build(count)));
-    return text;
+  /** An UPDATE of the prices `ids`, with the parameters of positionCase. */
+  private positioned(m: EntityManager, ids: string[]) {
+    const params = Object.fromEntries(ids.map((id, i) => [`p${i}`, id]));
+    return m
+      .createQueryBuilder()
+      .update(Price)
+      .where('"id" IN (:...ids)', { ids })
+      .setParameters(params);
   }
 }
 
-function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
-}
-
+/** The plan position of each price, by id: integers of our own, written into the text. */
 function positionCase(ids: string[], positions: Map<string, number>): string {
-  return `CASE "id" ${ids.map((id) => `WHEN ? THEN ${positions.get(id)}`).join(' ')} END`;
+  return `CASE "id" ${ids.map((id, i) => `WHEN :p${i} THEN ${positions.get(id)}`).join(' ')} END`;
 }

@@ -56,6 +56,32 @@ describe(`webhook endpoints (${TEST_DIALECT})`, () => {
     return res.body;
   }
 
+  it('refuses a 17th endpoint of an organization and mode with 409 WEBHOOK_ENDPOINT_LIMIT, disabled ones counted', async () => {
+    const made = [];
+    for (let i = 0; i < 16; i++) made.push(await create(acme.test.auth));
+    await t
+      .http()
+      .patch(`/v0/webhookEndpoints/${made[0].id}`)
+      .set(acme.test.auth)
+      .send({ status: 'disabled' })
+      .expect(200);
+    const refused = await t
+      .http()
+      .post('/v0/webhookEndpoints')
+      .set(acme.test.auth)
+      .send({ url: PUBLIC_URL, enabledEvents: ['*'] });
+    expectErrorEnvelope(refused, 409, 'conflict', 'WEBHOOK_ENDPOINT_LIMIT');
+    // Nothing was written: still 16, and no event for it.
+    const list = await t.http().get('/v0/webhookEndpoints?limit=100').set(acme.test.auth);
+    expect(list.body.pagination.total).toBe(16);
+    // The other mode and the other organization have their own 16.
+    await create(acme.live.auth);
+    await create(other.test.auth);
+    // A deleted endpoint frees its place.
+    await t.http().delete(`/v0/webhookEndpoints/${made[0].id}`).set(acme.test.auth).expect(200);
+    await create(acme.test.auth);
+  });
+
   it('creates an endpoint, shows its secret once, and records webhookEndpoint.created without it', async () => {
     const res = await t
       .http()
