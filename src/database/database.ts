@@ -1,25 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
-import {
-  DataSource,
-  EntityManager,
-  EntityTarget,
-  ObjectLiteral,
-  QueryResult,
-  QueryRunner,
-} from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { driverCode, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseKind } from '../config/app-config';
 import type { CommitHook } from './commit-hook';
-import { EntityTable } from './entity-table';
+import { DateUtils } from 'typeorm/util/DateUtils';
 
 /** The part of TypeORM's PostgresQueryRunner that hands a failed connection back as failed. */
 interface PostgresRunner {
   releasePostgresConnection(err?: Error): Promise<void>;
 }
-
-/** Rows per INSERT of `insertRows` (a dozen columns each: well within both drivers' limits). */
-const INSERT_ROWS = 50;
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
@@ -90,7 +80,6 @@ async function timed<T>(
 export class Database {
   private readonly sqliteLock?: Mutex;
   private readonly postgresText = new Map<string, string>();
-  private readonly tables = new Map<EntityTarget<ObjectLiteral>, EntityTable<ObjectLiteral>>();
 
   /** True on PostgreSQL: the configured dialect (AppConfig.database.kind), read once. */
   readonly isPostgres: boolean;
@@ -337,35 +326,6 @@ export class Database {
     return work(this.dataSource.manager);
   }
 
-  /** The table of `entity`, for hand-written SQL (see EntityTable). */
-  table<T extends ObjectLiteral>(entity: EntityTarget<T>): EntityTable<T> {
-    let table = this.tables.get(entity);
-    if (!table) {
-      table = new EntityTable(this.dataSource, this.dialect, entity);
-      this.tables.set(entity, table);
-    }
-    return table as EntityTable<T>;
-  }
-
-  /**
-   * Inserts `rows` into `table` inside `manager`'s transaction, up to `INSERT_ROWS` per statement
-   * (constant SQL per row count), in order.
-   */
-  async insertRows<T extends ObjectLiteral>(
-    manager: EntityManager,
-    table: EntityTable<T>,
-    rows: T[],
-  ): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-      const chunk = rows.slice(i, i + INSERT_ROWS);
-      await this.execute(
-        manager,
-        table.insertRowsSql(chunk.length),
-        chunk.flatMap((row) => table.values(row)),
-      );
-    }
-  }
-
   /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */
   rows<R = Record<string, unknown>>(
     manager: EntityManager,
@@ -373,37 +333,6 @@ export class Database {
     params: unknown[],
   ): Promise<R[]> {
     return manager.query<R[]>(this.sql(text), this.params(params));
-  }
-
-  /**
-   * Runs an INSERT, UPDATE or DELETE with a RETURNING clause, written with `?` placeholders,
-   * inside `manager`'s transaction; returns the rows it wrote, as it left them.
-   */
-  async returning<R = Record<string, unknown>>(
-    manager: EntityManager,
-    text: string,
-    params: unknown[],
-  ): Promise<R[]> {
-    return ((await this.write('returning', manager, text, params)).records ?? []) as R[];
-  }
-
-  /**
-   * Runs an INSERT, UPDATE or DELETE written with `?` placeholders inside `manager`'s
-   * transaction; returns how many rows it changed.
-   */
-  async execute(manager: EntityManager, text: string, params: unknown[]): Promise<number> {
-    return (await this.write('execute', manager, text, params)).affected ?? 0;
-  }
-
-  /** A write of `execute` or `returning`, with the driver's whole result. */
-  private write(
-    caller: string,
-    manager: EntityManager,
-    text: string,
-    params: unknown[],
-  ): Promise<QueryResult> {
-    if (!manager.queryRunner) throw new Error(`Database.${caller} runs inside db.transaction`);
-    return manager.queryRunner.query(this.sql(text), this.params(params), true);
   }
 
   /**
@@ -422,10 +351,19 @@ export class Database {
     return converted;
   }
 
-  /** Parameters as the driver binds them: SQLite has no booleans (livemode is 1 or 0 there). */
+  /**
+   * Parameters as the driver binds them: SQLite has no booleans (livemode is 1 or 0 there) and
+   * stores timestamps as text.
+   */
   private params(params: unknown[]): unknown[] {
-    if (this.isPostgres || !params.some((p) => typeof p === 'boolean')) return params;
-    return params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+    if (this.isPostgres) return params;
+    return params.map((p) =>
+      typeof p === 'boolean'
+        ? Number(p)
+        : p instanceof Date
+          ? (DateUtils.mixedDateToUtcDatetimeString(p) as string)
+          : p,
+    );
   }
 
   /** True when the database answers a trivial query within `timeoutMs`. */

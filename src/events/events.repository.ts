@@ -4,7 +4,6 @@ import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity
 import { ID_PREFIXES, idsMadeBefore } from '../common/ids';
 import { Database } from '../database/database';
 import { claimLock } from '../database/lease-poller';
-import { EntityTable, perCount } from '../database/entity-table';
 import { EventRecord } from './entities/event.entity';
 import { Tenant } from './caller';
 
@@ -22,24 +21,10 @@ export interface EventPageQuery {
   cursor?: { createdAt: Date; id: string; side: 'older' | 'newer' };
 }
 
-/** The SQL of pageOfTypes per number of types: the first page, a page on one side of a cursor. */
-interface PageOfTypesSql {
-  first: (types: number) => string;
-  older: (types: number) => string;
-  newer: (types: number) => string;
-}
-
 /** The queries of the events table; every method takes the caller's (transaction's) manager. */
 @Injectable()
 export class EventsRepository {
-  private table?: EntityTable<EventRecord>;
-  private typesSql?: PageOfTypesSql;
-
   constructor(private readonly db: Database) {}
-
-  private get eventsTable(): EntityTable<EventRecord> {
-    return (this.table ??= this.db.table(EventRecord));
-  }
 
   async insert(m: EntityManager, event: EventRecord): Promise<void> {
     // `data` is a JSON column: TypeORM's deep-partial type does not take its `unknown` values.
@@ -110,7 +95,8 @@ export class EventsRepository {
    * types × limit rows (a resource has at most five types), at any depth. The union is a
    * MATERIALIZED common table expression so that neither database merges the outer ORDER BY into
    * the members (SQLite would then sort each member again): one sort, of that union, at the end.
-   * Constant SQL per number of types, with or without a cursor.
+   * SQL text (Database.rows) for the union, which TypeORM does not build; it reads ids, and the
+   * page's rows are then read by primary key.
    */
   private async pageOfTypes(
     m: EntityManager,
@@ -118,38 +104,19 @@ export class EventsRepository {
     types: readonly string[],
   ): Promise<EventRecord[]> {
     if (types.length === 0) return [];
-    const table = this.eventsTable;
-    const cursor = q.cursor ? [table.param('createdAt', q.cursor.createdAt), q.cursor.id] : [];
+    const side = q.cursor?.side ?? 'first';
+    const cursor = q.cursor ? [q.cursor.createdAt, q.cursor.id] : [];
     const params: unknown[] = [];
     for (const type of types) {
       params.push(q.tenant.organizationId, q.tenant.livemode, type, ...cursor, q.limit);
     }
     params.push(q.limit);
-    const sql = this.pageOfTypesSql[q.cursor?.side ?? 'first'](types.length);
-    const rows = await this.db.rows(m, sql, params);
-    return rows.map((row) => table.fromRow(row));
-  }
-
-  private get pageOfTypesSql(): PageOfTypesSql {
-    if (!this.typesSql) {
-      const columns = this.eventsTable.columnList();
-      const build = (cursor: string, order: 'ASC' | 'DESC') => (types: number) => {
-        const orderBy = `ORDER BY "created_at" ${order}, "id" ${order}`;
-        // SQLite takes an ORDER BY or LIMIT of a compound's member only inside a subquery.
-        const member = (i: number) =>
-          `SELECT * FROM (SELECT ${columns} FROM "events" ` +
-          `WHERE "organization_id" = ? AND "livemode" = ? AND "type" = ?${cursor} ` +
-          `${orderBy} LIMIT ?) AS "t${i}"`;
-        const members = Array.from({ length: types }, (_, i) => member(i)).join(' UNION ALL ');
-        return `WITH "page" AS MATERIALIZED (${members}) SELECT * FROM "page" ${orderBy} LIMIT ?`;
-      };
-      this.typesSql = {
-        first: perCount(build('', 'DESC')),
-        older: perCount(build(' AND ("created_at", "id") < (?, ?)', 'DESC')),
-        newer: perCount(build(' AND ("created_at", "id") > (?, ?)', 'ASC')),
-      };
-    }
-    return this.typesSql;
+    const page = await this.db.rows<{ id: string }>(m, pageOfTypesSql(side, types.length), params);
+    const rows = await m.findBy(EventRecord, { id: In(page.map((r) => r.id)) });
+    const order = side === 'newer' ? 1 : -1;
+    return rows.sort(
+      (a, b) => order * (a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)),
+    );
   }
 
   /**
@@ -170,4 +137,23 @@ export class EventsRepository {
   async deleteByIds(m: EntityManager, ids: string[]): Promise<void> {
     if (ids.length > 0) await m.delete(EventRecord, { id: In(ids) });
   }
+}
+
+/**
+ * The ids of a `prefix.*` page (see pageOfTypes): `types` members, on one side of a cursor or
+ * none. Parameters: per type the organization, mode, type, [cursor createdAt, id], limit; then
+ * the limit.
+ */
+function pageOfTypesSql(side: 'first' | 'older' | 'newer', types: number): string {
+  const order = side === 'newer' ? 'ASC' : 'DESC';
+  const cursor =
+    side === 'first' ? '' : ` AND ("created_at", "id") ${side === 'newer' ? '>' : '<'} (?, ?)`;
+  const orderBy = `ORDER BY "created_at" ${order}, "id" ${order}`;
+  // SQLite takes an ORDER BY or LIMIT of a compound's member only inside a subquery.
+  const member = (i: number) =>
+    `SELECT * FROM (SELECT "id", "created_at" FROM "events" ` +
+    `WHERE "organization_id" = ? AND "livemode" = ? AND "type" = ?${cursor} ` +
+    `${orderBy} LIMIT ?) AS "t${i}"`;
+  const members = Array.from({ length: types }, (_, i) => member(i)).join(' UNION ALL ');
+  return `WITH "page" AS MATERIALIZED (${members}) SELECT "id" FROM "page" ${orderBy} LIMIT ?`;
 }

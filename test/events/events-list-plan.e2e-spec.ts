@@ -184,7 +184,10 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
       const searches = rows.filter((r) => /^SEARCH /.test(r.detail));
       if (searches.length !== members) problems.push(`${searches.length} index searches`);
       for (const { detail } of searches) {
+        // The union reads ids only, so the index covers it (the rows are then read by id).
         if (
+          detail !==
+            `SEARCH events USING COVERING INDEX ix_events_org_mode_type_created (${constraints})` &&
           detail !== `SEARCH events USING INDEX ix_events_org_mode_type_created (${constraints})`
         ) {
           problems.push(`not a search of the type index by all its columns: ${detail}`);
