@@ -11,14 +11,11 @@ import { Database } from '../database/database';
 import { Caller, SYSTEM, Tenant } from '../events/caller';
 import { EventsService } from '../events/events.service';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
-import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
 import {
   DeletedWebhookEndpointResponse,
-  WebhookDeliveryAttemptResponse,
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
-  toWebhookDeliveryAttemptResponse,
   toWebhookEndpointResponse,
 } from './dto/webhook-endpoint.response';
 import { MAX_URL_LENGTH, WebhookEndpoint } from './entities/webhook-endpoint.entity';
@@ -226,28 +223,6 @@ export class WebhookEndpointsService {
       });
       return { ...after, secret };
     }, caller.commit);
-  }
-
-  async deliveryAttempts(
-    tenant: Tenant,
-    id: string,
-    query: ListWebhookDeliveriesQueryDto,
-  ): Promise<ListResponse<WebhookDeliveryAttemptResponse>> {
-    const [rows, total] = await this.db.snapshot(async (m) => {
-      const endpoint = await this.find(m, tenant, id);
-      return this.deliveries.attemptsPage(
-        m,
-        endpoint.id,
-        { eventId: query.eventId, succeeded: query.succeeded },
-        query.limit,
-        query.offset,
-      );
-    });
-    return toListResponse(
-      rows.map((a) => toWebhookDeliveryAttemptResponse(a, tenant.livemode)),
-      total,
-      query,
-    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../common/dto/list-query.dto';
-import { ApiCommonResponses, ApiErrorResponse, ApiNotFound } from '../platform/api-docs';
+import { ApiCommonResponses } from '../platform/api-docs';
 import { Created } from '../platform/created.decorator';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
@@ -10,74 +10,66 @@ import { Caller, CurrentCaller } from '../events/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
-import {
-  DeletedWebhookEndpointResponse,
-  WebhookDeliveryAttemptListResponse,
-  WebhookEndpointListResponse,
-  WebhookEndpointResponse,
-  WebhookEndpointWithSecretResponse,
-} from './dto/webhook-endpoint.response';
-import { InvalidWebhookUrlError } from './webhooks.errors';
-import { urlProblem } from './url-policy';
+import { WebhookEndpointWithSecretResponse } from './dto/webhook-endpoint.response';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-
-/** A URL the endpoint rules refuse, as the API words it. */
-const ApiInvalidUrl = () =>
-  ApiErrorResponse('validation_error: a field, or a URL that is not https:// on a public host', [
-    'A URL that is not https://',
-    new InvalidWebhookUrlError(urlProblem('http://example.com/webhooks', false) ?? ''),
-  ]);
+import {
+  ApiCreateWebhookEndpoint,
+  ApiDeleteWebhookEndpoint,
+  ApiGetWebhookEndpoint,
+  ApiListDeliveries,
+  ApiListWebhookEndpoints,
+  ApiRotateSecret,
+  ApiUpdateWebhookEndpoint,
+} from './webhooks.api-docs';
 
 @ApiTags('Webhook endpoints')
 @ApiCommonResponses()
 @Controller('v0/webhookEndpoints')
 export class WebhooksController {
-  constructor(private readonly endpoints: WebhookEndpointsService) {}
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly attempts: WebhookDeliveriesService,
+  ) {}
 
+  /**
+   * Create a webhook endpoint
+   *
+   * @remarks Its signing secret is shown only in this answer. At most 16 endpoints per
+   * organization and mode, enabled and disabled alike (409 WEBHOOK_ENDPOINT_LIMIT).
+   */
   @Post()
   @Created(WebhookEndpointWithSecretResponse, { description: 'The new endpoint, with its secret' })
   @Idempotent()
   @SecretInAnswer('secret')
-  @ApiOperation({ summary: 'Create a webhook endpoint (its secret is shown only in this answer)' })
-  @ApiBody({
-    type: CreateWebhookEndpointDto,
-    examples: {
-      plans: {
-        summary: 'Plan events to an https:// listener',
-        value: {
-          url: 'https://example.com/webhooks/billing',
-          enabledEvents: ['plan.*', 'price.updated'],
-          description: 'Production listener',
-        },
-      },
-    },
-  })
-  @ApiInvalidUrl()
+  @ApiCreateWebhookEndpoint()
   create(@CurrentCaller() caller: Caller, @Body() body: CreateWebhookEndpointDto) {
     return this.endpoints.create(caller, body);
   }
 
+  /** Retrieve a webhook endpoint */
   @Get(':id')
-  @ApiOperation({ summary: 'Retrieve a webhook endpoint' })
-  @ApiOkResponse({ type: WebhookEndpointResponse })
-  @ApiNotFound('webhookEndpoint')
+  @ApiGetWebhookEndpoint()
   get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.get(caller.principal, id);
   }
 
+  /** List webhook endpoints, newest first */
   @Get()
-  @ApiOperation({ summary: 'List webhook endpoints, newest first' })
-  @ApiOkResponse({ type: WebhookEndpointListResponse })
+  @ApiListWebhookEndpoints()
   list(@CurrentCaller() caller: Caller, @Query() query: ListQueryDto) {
     return this.endpoints.list(caller.principal, query);
   }
 
+  /**
+   * Update a webhook endpoint
+   *
+   * @remarks Disabling cancels what it still had to receive; nothing is written when nothing
+   * changes.
+   */
   @Patch(':id')
   @Idempotent()
-  @ApiOperation({ summary: 'Update a webhook endpoint' })
-  @ApiOkResponse({ type: WebhookEndpointResponse })
-  @ApiInvalidUrl()
-  @ApiNotFound('webhookEndpoint')
+  @ApiUpdateWebhookEndpoint()
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -87,37 +79,32 @@ export class WebhooksController {
     return this.endpoints.update(caller, id, body, ifMatch);
   }
 
+  /** Delete a webhook endpoint */
   @Delete(':id')
   @Idempotent()
-  @ApiOperation({ summary: 'Delete a webhook endpoint' })
-  @ApiOkResponse({ type: DeletedWebhookEndpointResponse })
-  @ApiNotFound('webhookEndpoint')
+  @ApiDeleteWebhookEndpoint()
   remove(@CurrentCaller() caller: Caller, @Param('id') id: string, @IfMatch() ifMatch?: string) {
     return this.endpoints.remove(caller, id, ifMatch);
   }
 
+  /** Make a new signing secret; the old one keeps signing too for 24 hours */
   @Post(':id/rotateSecret')
   @HttpCode(200)
   @Idempotent()
   @SecretInAnswer('secret')
-  @ApiOperation({
-    summary: 'Make a new signing secret; the old one keeps signing too for 24 hours',
-  })
-  @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
-  @ApiNotFound('webhookEndpoint')
+  @ApiRotateSecret()
   rotateSecret(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.rotateSecret(caller, id);
   }
 
+  /** List the delivery attempts of a webhook endpoint, newest first */
   @Get(':id/deliveries')
-  @ApiOperation({ summary: 'List the delivery attempts of a webhook endpoint, newest first' })
-  @ApiOkResponse({ type: WebhookDeliveryAttemptListResponse })
-  @ApiNotFound('webhookEndpoint')
+  @ApiListDeliveries()
   deliveries(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Query() query: ListWebhookDeliveriesQueryDto,
   ) {
-    return this.endpoints.deliveryAttempts(caller.principal, id, query);
+    return this.attempts.attempts(caller.principal, id, query);
   }
 }
