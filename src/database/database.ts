@@ -33,16 +33,14 @@ export type UnitOfWorkTimer = (kind: 'transaction' | 'read', seconds: number) =>
 /** How a unit of work waits for the database. */
 export interface UnitOptions {
   /**
-   * A unit with `first` does not wait behind the requests' units. The webhook dispatcher's units
-   * take it, so that delivery keeps pace with the writes that queue deliveries however many
-   * requests wait (at most four of its units wait at once: a claim, a record, a hand-back and a
-   * recheck of the endpoints it holds deliveries of; each is a few short statements).
-   * SQLite runs one unit of work at a time: a unit with `first` goes before the waiting units
-   * without it. PostgreSQL runs units side by side, each on a connection of the pool, which
-   * hands connections out first come, first served: a unit with `first` takes a connection of
-   * a small pool of its own (DATABASE_DISPATCHER_POOL_SIZE) instead of queueing behind every
-   * request for one of DATABASE_POOL_SIZE. Without it, under 50 concurrent creates, the
-   * oldest undelivered event reached 5-6 s; with it, 0.3-0.4 s (docs/benchmarks.md).
+   * A unit with `first` does not wait behind the requests' units: the webhook jobs' claims and
+   * records take it (webhook-delivery.job.ts, webhook-fan-out.ts), so that delivery keeps pace
+   * with the writes however many requests wait. SQLite runs one unit of work at a time: a unit
+   * with `first` goes before the waiting units without it. PostgreSQL hands pooled connections
+   * out first come, first served: a unit with `first` takes a connection of a small pool of its
+   * own (DATABASE_DISPATCHER_POOL_SIZE) instead of queueing behind every request for one of
+   * DATABASE_POOL_SIZE. Without it, under 50 concurrent creates, the oldest undelivered event
+   * reached 5-6 s; with it, 0.3-0.4 s (docs/benchmarks.md).
    */
   first?: boolean;
 }
@@ -119,7 +117,7 @@ export class Database {
    * on PostgreSQL, sequential scans and sorts are discouraged for it (SET LOCAL of
    * enable_seqscan, enable_sort and enable_incremental_sort, in one statement); nothing on
    * SQLite. For work whose statements are all index searches by design, on a table whose
-   * statistics lag its bursts (the webhook dispatcher's claim: see WebhookDispatcher.claim).
+   * statistics lag its bursts (the webhook delivery claim, test/webhooks/claim-index.e2e-spec.ts).
    */
   async indexSearchesOnly(manager: EntityManager): Promise<void> {
     if (!this.isPostgres) return;
