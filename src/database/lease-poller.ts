@@ -53,8 +53,8 @@ export function claimLock<E extends ObjectLiteral>(
  * with a lease, runs each, and the job records its outcome in one transaction. A process that
  * dies leaves its leases to expire; any instance claims the rows again then.
  *
- * Each registered job polls every `intervalMs`, at `wake()`, and again at once after a claim that
- * filled its room (more may be due) as soon as an item ends. A claim takes at most the room left
+ * Each registered job polls every `intervalMs`, at `wake()`, and, after a claim that took
+ * something (more may be due), again as soon as an item ends. A claim takes at most the room left
  * beside the job's items in flight (`concurrency`). Polls of one job never overlap. Module destroy
  * stops the polls and waits for the items in flight.
  *
@@ -107,8 +107,11 @@ class JobLoop<T> {
   private polling?: Promise<void>;
   /** A wake or an ended item came during a poll: poll again right after it. */
   private again = false;
-  /** The last claim filled the room: more may be due, poll again as soon as an item ends. */
-  private full = false;
+  /**
+   * The last claim took something: more may be due (beyond its room, or held back by the job's
+   * own limits), so poll again as soon as an item ends.
+   */
+  private more = false;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -148,7 +151,7 @@ class JobLoop<T> {
     this.again = false;
     this.polling = this.claim()
       .catch((err: unknown) => {
-        this.full = false;
+        this.more = false;
         this.logger.warn({ err, job: this.job.name }, 'claim failed');
       })
       .finally(() => {
@@ -161,7 +164,7 @@ class JobLoop<T> {
   private async claim(): Promise<void> {
     const room = this.job.concurrency - this.inFlight.size;
     if (room <= 0) {
-      this.full = true;
+      this.more = true;
       return;
     }
     const now = new Date();
@@ -171,7 +174,7 @@ class JobLoop<T> {
       undefined,
       this.job.unit,
     );
-    this.full = items.length >= room;
+    this.more = items.length > 0;
     for (const item of items) this.runItem(item);
   }
 
@@ -183,7 +186,7 @@ class JobLoop<T> {
       )
       .finally(() => {
         this.inFlight.delete(done);
-        if (this.full) this.wake();
+        if (this.more) this.wake();
       });
     this.inFlight.add(done);
   }
