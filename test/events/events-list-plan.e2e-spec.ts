@@ -49,7 +49,7 @@ describe(`events list query plans (${TEST_DIALECT})`, () => {
             request: null,
             actor: { type: 'system', id: null },
           });
-          if (who === tenant && i === 200) cursor = e!.id;
+          if (who === tenant && i === 200) cursor = e.id;
         }
       }
     });

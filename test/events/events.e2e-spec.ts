@@ -21,14 +21,14 @@ describe(`events (${TEST_DIALECT})`, () => {
     const events = t.app.get(EventsService);
     return t.db.transaction(
       async (m) =>
-        (await events.record(m, {
+        await events.record(m, {
           principal: { organizationId: tenant.organizationId, livemode },
           type,
           object,
           previousAttributes: type.endsWith('.updated') ? { name: 'Old' } : null,
           request: { id: 'req_test', idempotencyKey: 'idem-1' },
           actor: { type: 'apiKey', id: 'key_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' },
-        }))!,
+        }),
     );
   }
 
@@ -70,13 +70,15 @@ describe(`events (${TEST_DIALECT})`, () => {
     let id = '';
     await expect(
       t.db.transaction(async (m) => {
-        id = (await events.record(m, {
-          principal: { organizationId: acme.organizationId, livemode: true },
-          type: 'product.created',
-          object: { id: 'prod_x' },
-          request: null,
-          actor: { type: 'system', id: null },
-        }))!.id;
+        id = (
+          await events.record(m, {
+            principal: { organizationId: acme.organizationId, livemode: true },
+            type: 'product.created',
+            object: { id: 'prod_x' },
+            request: null,
+            actor: { type: 'system', id: null },
+          })
+        ).id;
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');

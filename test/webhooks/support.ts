@@ -26,13 +26,13 @@ export function emit(
   const events = t.app.get(EventsService);
   return t.db.transaction(
     async (m) =>
-      (await events.record(m, {
+      await events.record(m, {
         principal: { organizationId: tenant.organizationId, livemode },
         type,
         object,
         request: null,
         actor: { type: 'system', id: null },
-      }))!,
+      }),
   );
 }
 
