@@ -81,7 +81,7 @@ describe('the layers of src/ (eslint.layers.js)', () => {
     ],
     ['src/plans/plans.service.ts', "import { PlansRepository } from './plans.repository';"],
     ['src/cli/cli.ts', "import { ApiKeysService } from '../auth/api-keys.service';"],
-    ['src/webhooks/webhooks.controller.ts', "import { Caller } from '../events/caller';"],
+    ['src/webhooks/webhooks.controller.ts', "import { Caller } from '../platform/caller';"],
     ['src/plans/dto/plan.response.ts', "import { X } from '../plans.repository';"],
     [
       'src/platform/idempotency/idempotency.interceptor.ts',

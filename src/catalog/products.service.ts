@@ -7,7 +7,7 @@ import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Tenant } from '../common/tenant';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
-import { Caller } from '../events/caller';
+import { Caller } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ListProductsQueryDto } from './dto/list-products-query.dto';

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
-import { Caller, CurrentCaller } from './caller';
+import { Caller, CurrentCaller } from '../platform/caller';
 import { EventListResponse, EventResponse } from './dto/event.response';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
 import { EventsService } from './events.service';

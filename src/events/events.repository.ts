@@ -5,7 +5,7 @@ import { ID_PREFIXES, idsMadeBefore } from '../common/ids';
 import { Database } from '../database/database';
 import { claimLock } from '../database/lease-poller';
 import { EventRecord } from './entities/event.entity';
-import { Tenant } from './caller';
+import { Tenant } from '../platform/caller';
 
 export interface EventPageQuery {
   tenant: Tenant;

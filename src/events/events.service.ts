@@ -7,7 +7,7 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { Metrics } from '../platform/metrics';
-import { Actor, RequestRef, Tenant } from './caller';
+import { Actor, RequestRef, Tenant } from '../platform/caller';
 import { EventListResponse, EventResponse, toEventResponse } from './dto/event.response';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
 import { EventRecord } from './entities/event.entity';

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../database/database-errors';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { Tenant } from '../common/tenant';
-import { Caller } from '../events/caller';
+import { Caller } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { AccountNumberVault } from './account-number-vault';
 import { resubmits } from './account-status';

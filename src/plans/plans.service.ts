@@ -10,7 +10,7 @@ import { normalizeDescription } from '../common/text';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { Tenant } from '../common/tenant';
-import { Caller } from '../events/caller';
+import { Caller } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';

@@ -6,7 +6,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { Caller, CurrentCaller } from '../events/caller';
+import { Caller, CurrentCaller } from '../platform/caller';
 import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';

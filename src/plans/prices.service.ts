@@ -7,7 +7,7 @@ import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database';
 import { lockedUpdate } from '../database/locked-update';
 import { Tenant } from '../common/tenant';
-import { Caller } from '../events/caller';
+import { Caller } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';

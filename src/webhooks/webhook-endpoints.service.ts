@@ -8,7 +8,7 @@ import { mergeMetadata } from '../common/metadata';
 import { normalizeDescription } from '../common/text';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
-import { Caller, SYSTEM, Tenant } from '../events/caller';
+import { Caller, SYSTEM, Tenant } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';

@@ -6,7 +6,7 @@ import { Created } from '../platform/created.decorator';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { SecretInAnswer } from '../platform/secret-in-answer';
-import { Caller, CurrentCaller } from '../events/caller';
+import { Caller, CurrentCaller } from '../platform/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { NotFoundError } from '../../common/errors';
 import { ID_PREFIXES, isIdOf } from '../../common/ids';
 import { Database } from '../../database/database';
-import { Actor, OPERATOR, SYSTEM } from '../../events/caller';
+import { Actor, OPERATOR, SYSTEM } from '../../platform/caller';
 import { EventsService } from '../../events/events.service';
 import { VerificationOutcome, statusAfter } from '../account-status';
 import {

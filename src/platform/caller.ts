@@ -2,11 +2,8 @@ import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-keys.service';
 import type { CommitHook } from '../database/commit-hook';
-import {
-  IDEMPOTENT_METHODS,
-  idempotencyKeyOf as requestKey,
-} from '../platform/idempotency/idempotency-key';
-import type { ClaimedRequest } from '../platform/idempotency/idempotency.service';
+import { IDEMPOTENT_METHODS, idempotencyKeyOf as requestKey } from './idempotency/idempotency-key';
+import type { ClaimedRequest } from './idempotency/idempotency.service';
 import type { Tenant } from '../common/tenant';
 
 export type { Tenant } from '../common/tenant';
