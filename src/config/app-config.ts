@@ -172,15 +172,6 @@ const VARIABLES = {
     retentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
     /** EVENT_RETENTION_SWEEP_SECONDS (default 3600): how often the retention sweep runs. */
     sweepIntervalSeconds: integer('EVENT_RETENTION_SWEEP_SECONDS', 3600, 1, 86400),
-    /**
-     * EVENTS_RECORDING (`on` or `off`, default on). Off: `EventsService.record` records nothing.
-     * Only for measuring what events cost; it breaks the contract (docs/api.md §5.6).
-     */
-    recording: variable('EVENTS_RECORDING', true, (raw) =>
-      raw === 'on' || raw === 'off'
-        ? raw === 'on'
-        : new Problem(`EVENTS_RECORDING must be on or off (got "${raw}")`),
-    ),
   },
   /** Webhook delivery (docs/api.md §5.7). */
   webhooks: {
@@ -203,16 +194,6 @@ const VARIABLES = {
     concurrency: integer('WEBHOOK_CONCURRENCY', 16, 1, 1000),
     /** WEBHOOK_ENDPOINT_CONCURRENCY (default 4): attempts in flight in this instance to one endpoint. */
     endpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
-    /**
-     * WEBHOOK_ENDPOINT_CONCURRENCY_MAX (default half of WEBHOOK_CONCURRENCY, at least
-     * WEBHOOK_ENDPOINT_CONCURRENCY): the most attempts in flight to one endpoint that answers fast.
-     */
-    endpointConcurrencyMax: integer(
-      'WEBHOOK_ENDPOINT_CONCURRENCY_MAX',
-      (s) => Math.max(s.endpointConcurrency as number, Math.floor((s.concurrency as number) / 2)),
-      1,
-      1000,
-    ),
     /** WEBHOOK_TIMEOUT_SECONDS (default 10): an answer later than this is a failure. */
     timeoutSeconds: integer('WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60),
     /**
@@ -252,10 +233,6 @@ const RULES: ((c: Read) => string | undefined)[] = [
   (c) =>
     c.webhooks.leaseSeconds <= c.webhooks.timeoutSeconds
       ? 'WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS'
-      : undefined,
-  ({ webhooks: w }) =>
-    w.endpointConcurrencyMax < w.endpointConcurrency || w.endpointConcurrencyMax > w.concurrency
-      ? `WEBHOOK_ENDPOINT_CONCURRENCY_MAX must be from WEBHOOK_ENDPOINT_CONCURRENCY to WEBHOOK_CONCURRENCY (got ${w.endpointConcurrencyMax})`
       : undefined,
   (c) =>
     c.env === 'production' && !c.encryptionKey
