@@ -50,8 +50,6 @@ async function main(): Promise<void> {
       DATABASE_URL: database.url,
       ENCRYPTION_KEY,
       RATE_LIMIT_PER_SECOND: '1000000',
-      // EVENTS_RECORDING=off measures a write without its events (npm run bench:events).
-      EVENTS_RECORDING: process.env.EVENTS_RECORDING ?? 'on',
     }),
     // The request log is part of the cost; it goes nowhere here.
     { logDestination: { write: () => undefined } },

@@ -1,19 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { basename, join } from 'node:path';
-import * as ts from 'typescript';
+import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
-const BASELINE_SOURCE = join(ROOT, 'bench', 'baseline');
-/** Under dist/ so that the compiled baseline resolves node_modules like the built service. */
-const BASELINE_BUILD = join(ROOT, 'dist', 'bench', 'baseline');
-
-export type TargetKind = 'service' | 'baseline';
 
 /** A server under load, in a child process of its own. */
 export interface Target {
-  kind: TargetKind;
   url: string;
   pid: number;
   /** Resets the peak resident set size (VmHWM) to the current one. */
@@ -41,25 +34,6 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
-}
-
-/**
- * Compiles bench/baseline/*.ts to plain JavaScript (no type check, as ts-node --transpile-only
- * would), so the baseline runs on bare node: no compiler in its memory or its start-up.
- */
-export function buildBaseline(): string {
-  mkdirSync(BASELINE_BUILD, { recursive: true });
-  for (const file of readdirSync(BASELINE_SOURCE).filter((f) => f.endsWith('.ts'))) {
-    const out = ts.transpileModule(readFileSync(join(BASELINE_SOURCE, file), 'utf8'), {
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS,
-        target: ts.ScriptTarget.ES2022,
-        esModuleInterop: true,
-      },
-    });
-    writeFileSync(join(BASELINE_BUILD, basename(file, '.ts') + '.js'), out.outputText);
-  }
-  return join(BASELINE_BUILD, 'server.js');
 }
 
 function statusField(pid: number, field: string): number {
@@ -112,25 +86,20 @@ async function waitForHealth(url: string, child: ChildProcess, log: string): Pro
 }
 
 export interface StartOptions {
-  kind: TargetKind;
   databaseUrl: string;
   /** Where the child's standard output and error go (the service's request log). */
   logFile: string;
   env?: Record<string, string>;
   /** Extra node flags, such as --cpu-prof. */
   nodeArgs?: string[];
-  baselineEntry?: string;
   /** Called with the child's pid as soon as it is spawned, before it answers /healthz. */
   onSpawn?: (pid: number) => void;
 }
 
-/** Starts the built service (node dist/src/main.js) or the compiled baseline on a free port. */
+/** Starts the built service (node dist/src/main.js) on a free port. */
 export async function startTarget(options: StartOptions): Promise<Target> {
   const port = await freePort();
-  const entry =
-    options.kind === 'service'
-      ? join(ROOT, 'dist', 'src', 'main.js')
-      : (options.baselineEntry ?? buildBaseline());
+  const entry = join(ROOT, 'dist', 'src', 'main.js');
   const log = openSync(options.logFile, 'a');
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     cwd: ROOT,
@@ -155,7 +124,6 @@ export async function startTarget(options: StartOptions): Promise<Target> {
   }
   const pid = child.pid!;
   return {
-    kind: options.kind,
     url,
     pid,
     resetPeakMemory: () => {

@@ -1,21 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { Database } from '../database/database';
+import { EntityManager, IsNull } from 'typeorm';
 import { ApiKey } from './entities/api-key.entity';
 import { Organization } from './entities/organization.entity';
-
-/**
- * The live key of a hash: constant SQL, on every request whose key is not cached (docs/benchmarks.md,
- * the bearer guard's lookup).
- */
-const AUTHENTICATE_SQL =
-  'SELECT id, organization_id, mode FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL LIMIT 1';
 
 /** The queries of organizations and API keys, on the entity manager of the caller's unit of work. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly db: Database) {}
-
   async insertOrganization(m: EntityManager, organization: Organization): Promise<void> {
     await m.insert(Organization, organization);
   }
@@ -54,15 +44,8 @@ export class ApiKeysRepository {
     await m.update(ApiKey, { id }, { revokedAt });
   }
 
-  /** The id, organization and mode of the live key with this hash, or undefined. */
-  async liveKey(
-    m: EntityManager,
-    keyHash: string,
-  ): Promise<{ id: string; organization_id: string; mode: string } | undefined> {
-    const rows = await m.query<{ id: string; organization_id: string; mode: string }[]>(
-      this.db.sql(AUTHENTICATE_SQL),
-      [keyHash],
-    );
-    return rows[0];
+  /** The live (unrevoked) key with this hash. */
+  liveKey(m: EntityManager, keyHash: string): Promise<ApiKey | null> {
+    return m.findOneBy(ApiKey, { keyHash, revokedAt: IsNull() });
   }
 }

@@ -4,7 +4,6 @@ import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { characters } from '../common/metadata';
 import { isBlank } from '../common/text';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { DatabaseChangeFeed } from '../database/change-feed';
 import { Database } from '../database/database';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKey } from './entities/api-key.entity';
@@ -76,36 +75,28 @@ function apiKeyView(k: ApiKey): ApiKeyView {
 }
 
 /**
- * How long a key that authenticated is taken as live without asking the database again, while
- * the database's change feed is trusted (see DatabaseChangeFeed): a revocation, wherever it is
- * made (this process, another instance, the command line), drops the entry as soon as it
- * commits, so this bounds only how long a cache entry lives.
+ * How long a key found live is taken as live without asking the database again. A revocation,
+ * wherever it is made (this process, another instance, the command line), so takes effect
+ * everywhere within this time: docs/api.md §2's one second. This process forgets a key it
+ * revokes at once.
  */
-export const API_KEY_CACHE_TTL_MS = 5_000;
-/**
- * How long an entry is used while the change feed is not trusted (PostgreSQL's listening
- * connection is down or slow): short enough that a revocation nobody heard of still takes
- * effect within docs/api.md's 1 second (§2).
- */
-export const API_KEY_UNTRUSTED_TTL_MS = 500;
+export const API_KEY_CACHE_TTL_MS = 1_000;
 /** At most this many keys are remembered; the oldest entry goes first. */
 const API_KEY_CACHE_SIZE = 10_000;
-/** The change-feed channel a revocation is announced on, with the key's id. */
-export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
 
 /**
  * Live keys recently seen, by hash (never the key itself), so a busy key costs one database
- * lookup per few seconds instead of one per request. Unknown and revoked keys are never cached:
- * a key created a moment ago works on its first request.
+ * lookup a second instead of one per request. Unknown and revoked keys are never cached: a key
+ * created a moment ago works on its first request.
  */
 class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; checkedAt: number }>();
 
-  get(keyHash: string, ttl: number, now = Date.now()): Principal | undefined {
+  get(keyHash: string, now = Date.now()): Principal | undefined {
     const entry = this.entries.get(keyHash);
     if (!entry) return undefined;
-    if (now - entry.checkedAt < ttl) return entry.principal;
-    if (now - entry.checkedAt >= API_KEY_CACHE_TTL_MS) this.entries.delete(keyHash);
+    if (now - entry.checkedAt < API_KEY_CACHE_TTL_MS) return entry.principal;
+    this.entries.delete(keyHash);
     return undefined;
   }
 
@@ -122,10 +113,6 @@ class PrincipalCache {
       if (entry.principal.apiKeyId === apiKeyId) this.entries.delete(hash);
     }
   }
-
-  clear(): void {
-    this.entries.clear();
-  }
 }
 
 /** Organizations and their API keys: created from the command line, checked on every request. */
@@ -133,22 +120,15 @@ class PrincipalCache {
 export class ApiKeysService {
   private readonly cache = new PrincipalCache();
   /**
-   * Counts what made cache entries stale (revocations heard, "anything may have changed"): a
-   * lookup that overlapped one of them does not fill the cache with what it read before.
+   * Counts this process's revocations: a lookup that overlapped one does not fill the cache with
+   * what it read before.
    */
-  private invalidations = 0;
+  private revocations = 0;
 
   constructor(
     private readonly db: Database,
-    private readonly changes: DatabaseChangeFeed,
-    private readonly repository: ApiKeysRepository = new ApiKeysRepository(db),
-  ) {
-    changes.subscribe(API_KEY_REVOKED_CHANNEL, (keyId) => {
-      this.invalidations++;
-      if (keyId === null) this.cache.clear();
-      else this.cache.forgetKey(keyId);
-    });
-  }
+    private readonly repository: ApiKeysRepository = new ApiKeysRepository(),
+  ) {}
 
   async createOrganization(name: string): Promise<OrganizationView> {
     if (typeof name !== 'string' || isBlank(name) || characters(name) > 200) {
@@ -210,8 +190,8 @@ export class ApiKeysService {
   }
 
   /**
-   * Revokes a key; revoking it again changes nothing. Every instance hears of it when it
-   * commits (the change feed) and stops accepting the key; this one forgets it at once.
+   * Revokes a key; revoking it again changes nothing. This instance forgets it at once, every
+   * other within API_KEY_CACHE_TTL_MS.
    */
   async revokeApiKey(id: string): Promise<ApiKeyView> {
     const view = await this.db.transaction(async (m) => {
@@ -220,11 +200,10 @@ export class ApiKeysService {
       if (!key.revokedAt) {
         key.revokedAt = new Date();
         await this.repository.revokeKey(m, id, key.revokedAt);
-        await this.changes.announce(m, API_KEY_REVOKED_CHANNEL, id);
       }
       return apiKeyView(key);
     });
-    this.invalidations++;
+    this.revocations++;
     this.cache.forgetKey(id);
     return view;
   }
@@ -236,35 +215,25 @@ export class ApiKeysService {
   async authenticate(token: string): Promise<Principal | null> {
     if (!API_KEY_PATTERN.test(token)) return null;
     const keyHash = hashApiKey(token);
-    const cached = this.fromCache(keyHash);
+    const cached = this.cache.get(keyHash);
     if (cached) return cached;
-    const invalidations = this.invalidations;
+    const revocations = this.revocations;
     const checkedAt = Date.now();
     const row = await this.db.read((m) => this.repository.liveKey(m, keyHash));
     if (!row) return null;
     const principal = {
-      organizationId: row.organization_id,
+      organizationId: row.organizationId,
       apiKeyId: row.id,
       livemode: row.mode !== 'test',
     };
-    // A revocation heard while the row was on its way may postdate what the row says.
-    this.changes.catchUp();
-    if (invalidations === this.invalidations) this.cache.set(keyHash, principal, checkedAt);
+    // A revocation made here while the row was on its way may postdate what the row says.
+    if (revocations === this.revocations) this.cache.set(keyHash, principal, checkedAt);
     return principal;
   }
 
-  /**
-   * The principal of a key found live moments ago and not revoked since, without I/O: within
-   * API_KEY_CACHE_TTL_MS while the change feed is trusted, API_KEY_UNTRUSTED_TTL_MS otherwise.
-   */
+  /** The principal of a key found live within API_KEY_CACHE_TTL_MS, without I/O. */
   cachedPrincipal(token: string): Principal | undefined {
-    return API_KEY_PATTERN.test(token) ? this.fromCache(hashApiKey(token)) : undefined;
-  }
-
-  private fromCache(keyHash: string): Principal | undefined {
-    this.changes.catchUp();
-    const ttl = this.changes.trusted ? API_KEY_CACHE_TTL_MS : API_KEY_UNTRUSTED_TTL_MS;
-    return this.cache.get(keyHash, ttl);
+    return API_KEY_PATTERN.test(token) ? this.cache.get(hashApiKey(token)) : undefined;
   }
 
   /** BOOTSTRAP_API_KEY: makes sure this exact key exists, with its organization. */

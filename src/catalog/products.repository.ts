@@ -7,8 +7,6 @@ import { Product } from './entities/product.entity';
 /** The queries of products. Every method runs on the entity manager of the caller's unit of work. */
 @Injectable()
 export class ProductsRepository {
-  private existsSql?: string;
-
   constructor(private readonly db: Database) {}
 
   async insert(m: EntityManager, product: Product): Promise<void> {
@@ -24,19 +22,9 @@ export class ProductsRepository {
     return m.findOne(Product, { where: { id, ...ownedBy(tenant) }, lock: this.db.rowLock });
   }
 
-  /**
-   * Whether the organization has this product in this mode. Constant SQL: every plan create asks it
-   * (docs/benchmarks.md, plans' hot path).
-   */
-  async exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
-    this.existsSql ??=
-      'SELECT 1 AS "found" FROM "products" WHERE "id" = ? AND "organization_id" = ? AND "livemode" = ? LIMIT 1';
-    const rows = await this.db.rows(m, this.existsSql, [
-      id,
-      tenant.organizationId,
-      tenant.livemode,
-    ]);
-    return rows.length > 0;
+  /** Whether the organization has this product in this mode. */
+  exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
+    return m.exists(Product, { where: { id, ...ownedBy(tenant) } });
   }
 
   /** A page of the organization's products in one mode, newest first, and their total. */

@@ -9,7 +9,6 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { ApiError } from '../common/errors';
 import { ID_PREFIXES, isIdOf } from '../common/ids';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
-import { DatabaseChangeFeed } from '../database/change-feed';
 import { dataSourceOptions } from '../database/data-source-options';
 import { Database } from '../database/database';
 import { driverCode, isDatabaseUnavailable } from '../database/database-errors';
@@ -221,11 +220,7 @@ export async function main(argv: string[]): Promise<number> {
     dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'each' });
-    // The feed only announces here (a revocation reaches running instances); it never listens.
-    const service = new ApiKeysService(
-      new Database(dataSource, config.database.kind),
-      new DatabaseChangeFeed(dataSource, config.database.kind),
-    );
+    const service = new ApiKeysService(new Database(dataSource, config.database.kind));
     const result = await runCommand(service, argv);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;

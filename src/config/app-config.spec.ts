@@ -20,11 +20,7 @@ describe('loadConfig: events and webhooks', () => {
 
   it('uses the documented defaults (API.md 5.6 and 5.7)', () => {
     const config = loadConfig(base);
-    expect(config.events).toEqual({
-      retentionDays: 30,
-      sweepIntervalSeconds: 3600,
-      recording: true,
-    });
+    expect(config.events).toEqual({ retentionDays: 30, sweepIntervalSeconds: 3600 });
     expect(config.webhooks).toEqual({
       retryScheduleSeconds: [5, 300, 1800, 7200, 18000, 36000, 36000],
       allowPrivateNetworks: false,
@@ -32,7 +28,6 @@ describe('loadConfig: events and webhooks', () => {
       pollIntervalMs: 500,
       concurrency: 16,
       endpointConcurrency: 4,
-      endpointConcurrencyMax: 8,
       timeoutSeconds: 10,
       leaseSeconds: 60,
       disableAfterSeconds: 432000,
@@ -46,27 +41,13 @@ describe('loadConfig: events and webhooks', () => {
       WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_DISPATCHER: 'off',
-      EVENTS_RECORDING: 'off',
     });
     expect(config.events.retentionDays).toBe(7);
-    expect(config.events.recording).toBe(false);
     expect(config.webhooks).toMatchObject({
       retryScheduleSeconds: [1, 2, 3],
       allowPrivateNetworks: true,
       dispatcherEnabled: false,
     });
-  });
-
-  it('bounds the most attempts to one endpoint by the two other limits', () => {
-    const webhooks = (env: Record<string, string>) => loadConfig({ ...base, ...env }).webhooks;
-    expect(webhooks({ WEBHOOK_CONCURRENCY: '40' }).endpointConcurrencyMax).toBe(20);
-    expect(webhooks({ WEBHOOK_CONCURRENCY: '6' }).endpointConcurrencyMax).toBe(4);
-    expect(webhooks({ WEBHOOK_ENDPOINT_CONCURRENCY_MAX: '4' }).endpointConcurrencyMax).toBe(4);
-    for (const most of ['3', '17']) {
-      expect(problemsOf({ ...base, WEBHOOK_ENDPOINT_CONCURRENCY_MAX: most })).toEqual([
-        `WEBHOOK_ENDPOINT_CONCURRENCY_MAX must be from WEBHOOK_ENDPOINT_CONCURRENCY to WEBHOOK_CONCURRENCY (got ${most})`,
-      ]);
-    }
   });
 
   it('names every bad one', () => {
@@ -78,7 +59,6 @@ describe('loadConfig: events and webhooks', () => {
       WEBHOOK_CONCURRENCY: '0',
       WEBHOOK_TIMEOUT_SECONDS: '30',
       WEBHOOK_LEASE_SECONDS: '20',
-      EVENTS_RECORDING: 'false',
     });
     expect(problems.join('\n')).toEqual(
       expect.stringContaining('EVENT_RETENTION_DAYS must be a whole number from 1 to 3650'),
@@ -88,7 +68,6 @@ describe('loadConfig: events and webhooks', () => {
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
       'WEBHOOK_CONCURRENCY',
       'WEBHOOK_LEASE_SECONDS must be greater than WEBHOOK_TIMEOUT_SECONDS',
-      'EVENTS_RECORDING must be on or off',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

@@ -2,7 +2,6 @@ import { Global, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, DEFAULT_DISPATCHER_POOL_SIZE } from '../config/app-config';
-import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database';
 import { LeasePoller } from './lease-poller';
@@ -51,12 +50,6 @@ import { SqliteCheckpointer } from './sqlite-checkpointer';
       },
     },
     {
-      provide: DatabaseChangeFeed,
-      inject: [DataSource, APP_CONFIG],
-      useFactory: (ds: DataSource, config: AppConfig) =>
-        new DatabaseChangeFeed(ds, config.database.kind),
-    },
-    {
       provide: SqliteCheckpointer,
       inject: [DataSource, APP_CONFIG],
       useFactory: (ds: DataSource, config: AppConfig) =>
@@ -65,7 +58,7 @@ import { SqliteCheckpointer } from './sqlite-checkpointer';
     MaintenanceCheck,
     LeasePoller,
   ],
-  exports: [Database, DatabaseChangeFeed, SqliteCheckpointer, LeasePoller],
+  exports: [Database, SqliteCheckpointer, LeasePoller],
 })
 export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

@@ -1,43 +1,57 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
-import { startWorker } from '../common/worker-file';
 import type { DatabaseConfig } from '../config/app-config';
 import { sqliteConnection } from './data-source-options';
-import {
-  CheckpointPass,
-  CheckpointerSettings,
-  FromCheckpointer,
-  ToCheckpointer,
-} from './sqlite-checkpoints';
 
 /** SQLite's own default: the log's size, in pages, at which a commit checkpoints. */
 export const INLINE_AUTOCHECKPOINT_PAGES = 1_000;
 /**
  * While the thread runs, a commit checkpoints only past this many pages (40 MB of 4 KB pages):
- * a backstop should the thread fall behind, or never find a moment when every frame is copied
- * (the log starts over only then).
+ * a backstop should the thread fall behind, or never find a moment when every frame is copied.
  */
 export const BACKSTOP_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
- * SQLite's checkpoints, off the event loop. In WAL mode a commit appends the pages it changed to
- * the write-ahead log, and by default the commit that takes the log past 1,000 pages then copies
- * the log back into the database file and syncs it, synchronously, in the main thread: under a
- * steady write load that was one commit in thirty or so taking 5-20 ms, during which no request
- * was served (docs/benchmarks.md, "SQLite checkpoints").
+ * The checkpoint thread, on a connection of its own to the file: a passive checkpoint (it takes
+ * no lock a writer or a reader waits for) every 20 ms while the log changes, the delay doubling
+ * up to a second while it does not. A failed pass is reported and tried again a second later.
+ */
+const THREAD = `
+const Sqlite = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+const { parentPort, workerData } = require('node:worker_threads');
+const db = new Sqlite(workerData, { fileMustExist: true });
+let delay = 20, last = '', timer;
+const pass = () => {
+  try {
+    const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+    delay = log + '/' + checkpointed !== last ? 20 : Math.min(1000, delay * 2);
+    last = log + '/' + checkpointed;
+  } catch (err) {
+    parentPort.postMessage(err.message);
+    delay = 1000;
+  }
+  timer = setTimeout(pass, delay);
+};
+parentPort.on('message', () => { clearTimeout(timer); db.close(); parentPort.close(); });
+pass();
+`;
+
+/**
+ * SQLite's checkpoints, off the event loop. In WAL mode the commit that takes the log past
+ * 1,000 pages copies the log back into the database file and syncs it, synchronously, in the
+ * main thread: under a steady write load one commit in thirty or so took 5-20 ms, during which
+ * no request was served. With the checkpoints in a thread of their own, the slowest 1% of commits
+ * under the create load went from 7.6-13.6 ms to 0.6-1.0 ms (docs/operations.md, "SQLite").
  *
- * With a database file (not `:memory:`), `start` runs them in a thread of their own
- * (sqlite-checkpoint-worker.ts, a connection of its own: passive checkpoints, every 20 ms while
- * writes go on, at most every second when idle), and lets the main connection checkpoint only
- * past BACKSTOP_AUTOCHECKPOINT_PAGES. Should the thread fail or die, the main connection goes back
- * to SQLite's default. The command line (one write and out) leaves the default alone
+ * With a database file (not `:memory:`), `start` runs the thread and lets the main connection
+ * checkpoint only past BACKSTOP_AUTOCHECKPOINT_PAGES; should the thread die, the main connection
+ * goes back to SQLite's default. The command line (one write and out) starts no thread
  * (`backgroundCheckpoints` is false there).
  */
 export class SqliteCheckpointer {
   private readonly logger = new Logger('SqliteCheckpointer');
   private worker?: Worker;
-  private readonly listeners: ((pass: CheckpointPass) => void)[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -49,27 +63,15 @@ export class SqliteCheckpointer {
     return this.worker !== undefined;
   }
 
-  /** Called with each pass of the thread that found frames to copy or a log that changed. */
-  onPass(listener: (pass: CheckpointPass) => void): void {
-    this.listeners.push(listener);
-  }
-
   start(): void {
     const { kind, sqlitePath, backgroundCheckpoints } = this.database;
-    // backgroundCheckpoints is set for a database file only (never for ':memory:').
     if (kind !== 'sqlite' || !backgroundCheckpoints || !sqlitePath || this.worker) return;
-    const settings: CheckpointerSettings = { path: sqlitePath };
-    const worker = startWorker(__dirname, 'sqlite-checkpoint-worker', { workerData: settings });
-    // Stopped with the database module; it never holds the process open by itself.
-    worker.unref();
+    const worker = new Worker(THREAD, { eval: true, workerData: sqlitePath });
+    worker.unref(); // stopped with the database module; never holds the process open
     this.worker = worker;
-    worker.on('message', (message: FromCheckpointer) => {
-      if (message.type === 'pass') {
-        for (const listener of this.listeners) listener(message.pass);
-        return;
-      }
-      this.logger.warn(`background checkpoint failed: ${message.message}`);
-    });
+    worker.on('message', (message: string) =>
+      this.logger.warn(`background checkpoint failed: ${message}`),
+    );
     // Only a thread still current is lost: `stop` lets go of it before asking it to end.
     const gone = (reason: string) => {
       if (this.worker !== worker) return;
@@ -87,12 +89,10 @@ export class SqliteCheckpointer {
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
-    // Held open until the thread is gone: with nothing else left (a start-up that failed to
-    // listen), an unreferenced thread let the process end here, before its exit code was set.
+    // Held open until the thread is gone, so the process cannot end before its exit code is set.
     worker.ref();
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const message: ToCheckpointer = { type: 'stop' };
-    worker.postMessage(message);
+    worker.postMessage('stop');
     await exited;
     this.autocheckpoint(INLINE_AUTOCHECKPOINT_PAGES);
   }

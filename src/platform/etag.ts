@@ -1,9 +1,9 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-export { assertIfMatch, etagOf, etagOfJson } from '../common/etag';
+export { etagOf, etagOfJson } from '../common/etag';
 
-/** The If-Match request header (empty when sent empty: see assertIfMatch), or undefined. */
+/** The If-Match request header (empty when sent empty: see assertIfMatch in common/etag), or undefined. */
 export const IfMatch = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): string | undefined => {
     const value = ctx.switchToHttp().getRequest<FastifyRequest>().headers['if-match'];

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { toListResponse, ListResponse } from '../common/dto/list-query.dto';
-import { assertIfMatch } from '../platform/etag';
+import { assertIfMatch } from '../common/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
 import { normalizeDescription } from '../common/text';

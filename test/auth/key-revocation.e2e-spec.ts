@@ -1,10 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Client } from 'pg';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { ApiKey } from '../../src/auth/entities/api-key.entity';
 import { main as cli } from '../../src/cli/cli';
-import { CHANGE_FEED_APPLICATION_NAME } from '../../src/database/change-feed';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 
@@ -13,9 +13,9 @@ const WITHIN_MS = 1500;
 
 /**
  * Issue 17, finding 5: each instance keeps a cache of keys it found live, so that a busy key
- * costs no database round trip per request. A revocation must reach that cache, wherever it is
- * made: in the instance itself, in another instance on the same database, or on the command
- * line. Each test first makes the key hot (answered from the cache) on both instances, then
+ * costs no database round trip per request. A revocation must take effect within a second
+ * wherever it is made: in the instance itself, in another instance on the same database, on the
+ * command line, or in the database itself (an entry lives at most a second). Each test first makes the key hot (answered from the cache) on both instances, then
  * revokes it and polls: within about 1.5 s every request with it answers 401, writes included.
  */
 describe(`revoking an API key on ${TEST_DIALECT}`, () => {
@@ -110,26 +110,16 @@ describe(`revoking an API key on ${TEST_DIALECT}`, () => {
     }
   });
 
-  if (TEST_DIALECT === 'postgres') {
-    it('holds the bound while the connection that listens for revocations is cut', async () => {
-      const tenant = await t.createTenant('Revoked while nobody listens');
-      await warm(tenant);
-      const admin = new Client({ connectionString: t.database.url });
-      await admin.connect();
-      try {
-        const cut = await admin.query<{ pid: number }>(
-          `SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = $1`,
-          [CHANGE_FEED_APPLICATION_NAME],
-        );
-        expect(cut.rowCount).toBe(2); // one per instance
-        await admin.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [
-          tenant.apiKeyId,
-        ]);
-      } finally {
-        await admin.end();
-      }
-      await expectRefusedEverywhere(tenant);
-    });
-  }
+  it('stops the key everywhere when it is revoked in the database behind every instance', async () => {
+    const tenant = await t.createTenant('Revoked behind their backs');
+    await warm(tenant);
+    await t.app
+      .get(DataSource)
+      .createQueryBuilder()
+      .update(ApiKey)
+      .set({ revokedAt: new Date() })
+      .where('id = :id', { id: tenant.apiKeyId })
+      .execute();
+    await expectRefusedEverywhere(tenant);
+  });
 });
