@@ -83,6 +83,9 @@ export interface ClockStep {
   name: string;
   /** The earliest instant at which this step has work for the clock's customers, or null. */
   nextDueAt(m: EntityManager, clock: AdvancingClock): Promise<Date | null>;
-  /** Does the step's work due at or before `at`; the clock reads `at` meanwhile. */
+  /**
+   * Does the step's work due at or before `at`; the clock reads `at` meanwhile. Called at every
+   * instant the advance stops at (another step's too): a step with nothing due then does nothing.
+   */
   runDue(m: EntityManager, clock: AdvancingClock, at: Date, caller: Caller): Promise<void>;
 }
