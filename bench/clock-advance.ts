@@ -26,6 +26,7 @@ async function main(): Promise<void> {
       DATABASE_URL: database.url,
       ENCRYPTION_KEY,
       RATE_LIMIT_PER_SECOND: '1000000',
+      EVENTS_RECORDING: process.env.EVENTS_RECORDING ?? 'on',
     }),
     { logDestination: { write: () => undefined } },
   );
