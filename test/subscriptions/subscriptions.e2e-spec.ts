@@ -232,6 +232,39 @@ describe(`subscriptions (${TEST_DIALECT})`, () => {
     });
   });
 
+  describe('races', () => {
+    it('lets one of several racing subscriptions to one metric win, the others 409', async () => {
+      const { customer, plan, metricIds, productId } = await onClock();
+      const plans = [plan];
+      for (let i = 0; i < 2; i++) {
+        plans.push((await createPricedPlan(t, test, false, { productId }, metricIds)).plan);
+      }
+      const results = await Promise.all(
+        plans.map((p) => subscribe(test, { customerId: customer.id, planId: p.id })),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+      for (const r of results.filter((x) => x.status === 409)) {
+        expect(r.body.code).toBe('METRIC_ALREADY_SUBSCRIBED');
+      }
+    });
+
+    it('never lets a plan change and a subscription to it both pass the freeze', async () => {
+      const { customer, plan } = await onClock();
+      const [sub, patched] = await Promise.all([
+        subscribe(test, { customerId: customer.id, planId: plan.id }),
+        t.http().patch(`/v0/plans/${plan.id}`).set(test.auth).send({ billingInterval: 'weekly' }),
+      ]);
+      expect(sub.status).toBe(201);
+      if (patched.status === 200) {
+        // The plan changed first: the subscription bills on the new terms.
+        expect(sub.body.currentPeriodEnd).toBe('2027-02-07T10:00:00.000Z');
+      } else {
+        expect(patched.body.code).toBe('PLAN_IN_USE');
+        expect(sub.body.currentPeriodEnd).toBe('2027-02-28T10:00:00.000Z');
+      }
+    });
+  });
+
   describe('billing periods on a test clock', () => {
     it('rolls monthly periods from the anchor, each with subscription.updated', async () => {
       const { clock, customer, plan } = await onClock();
