@@ -2,7 +2,8 @@
  * A test clock's advance at its documented scale (docs/api.md §5.9): 100 customers on one clock,
  * each with a monthly subscription, advanced through twelve monthly periods in one request.
  * Boots the real application in this process and sends requests through Fastify's inject;
- * reports the advance's wall time and how many events it recorded.
+ * reports the advance's wall time, then the in-process CPU per request of create customer,
+ * create subscription and GET subscription (CPU_REQUESTS of each, default 300).
  *   npx ts-node --transpile-only bench/clock-advance.ts [sqlite|postgres] [customers] [months]
  */
 import 'reflect-metadata';
@@ -79,6 +80,27 @@ async function main(): Promise<void> {
     await call('POST', `/v0/testClocks/${clock.id}/advance`, { frozenTime: to.toISOString() });
     const seconds = (performance.now() - started) / 1000;
     const page = await call('GET', `/v0/subscriptions?limit=1`);
+    // In-process CPU per request (user + system, this process only: the database's own work on
+    // PostgreSQL is not in it) of the three requests of the billing loop's first half.
+    const perRequest = async (n: number, request: (i: number) => Promise<unknown>) => {
+      const before = process.cpuUsage();
+      for (let i = 0; i < n; i++) await request(i);
+      const used = process.cpuUsage(before);
+      return Number(((used.user + used.system) / 1000 / n).toFixed(3));
+    };
+    const n = Number(process.env.CPU_REQUESTS ?? 300);
+    const ids: string[] = [];
+    const createCustomerMs = await perRequest(n, async (i) => {
+      ids.push((await call('POST', '/v0/customers', { name: `C${i}`, email: 'c@example.com' })).id);
+    });
+    const subscriptionIds: string[] = [];
+    const createSubscriptionMs = await perRequest(n, async (i) => {
+      const body = { customerId: ids[i], planId: plan.id };
+      subscriptionIds.push((await call('POST', '/v0/subscriptions', body)).id);
+    });
+    const getSubscriptionMs = await perRequest(n, (i) =>
+      call('GET', `/v0/subscriptions/${subscriptionIds[i]}`),
+    );
     console.log(
       JSON.stringify({
         dialect,
@@ -86,6 +108,7 @@ async function main(): Promise<void> {
         months,
         advanceSeconds: Number(seconds.toFixed(3)),
         sampleCurrentPeriodStart: page.data[0].currentPeriodStart,
+        cpuMsPerRequest: { createCustomerMs, createSubscriptionMs, getSubscriptionMs },
         node: process.version,
       }),
     );
