@@ -7,6 +7,7 @@ import {
 import { createTwoModeTenant } from '../helpers/modes';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
+import { eventually } from '../helpers/webhook-receiver';
 
 const SUBSCRIPTION_KEYS = [
   'billingAnchor',
@@ -229,6 +230,27 @@ describe(`subscriptions (${TEST_DIALECT})`, () => {
       await subscribed(test, { customerId: customer.id, planId: otherMetric.id });
       await terminate(test, first.id, { reason: 'moving', at: 'now' }).expect(200);
       await subscribed(test, { customerId: customer.id, planId: same.id });
+    });
+  });
+
+  describe('real time', () => {
+    it('rolls a period by itself when its end passes', async () => {
+      const customer = await createCustomer(t, live);
+      const { plan } = await createPricedPlan(t, live, true, { billingInterval: 'weekly' });
+      const end = Date.now() + 3000;
+      const sub = await subscribed(live, {
+        customerId: customer.id,
+        planId: plan.id,
+        startedAt: new Date(end - 7 * 86_400_000).toISOString(),
+      });
+      expect(sub.currentPeriodEnd).toBe(new Date(end).toISOString());
+      const rolled = await eventually(
+        () => get(live, `/v0/subscriptions/${sub.id}`),
+        (r) => r.body.currentPeriodStart === new Date(end).toISOString(),
+      );
+      expect(rolled.body.currentPeriodEnd).toBe(new Date(end + 7 * 86_400_000).toISOString());
+      const events = await eventsOf(live, sub.id);
+      expect(events).toEqual(['subscription.created', 'subscription.updated']);
     });
   });
 
