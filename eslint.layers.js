@@ -17,7 +17,15 @@ const LAYERS = [
   { name: 'events', folders: ['events'] },
   {
     name: 'features',
-    folders: ['catalog', 'plans', 'external-accounts', 'health', 'webhooks'],
+    folders: [
+      'catalog',
+      'plans',
+      'customers',
+      'subscriptions',
+      'external-accounts',
+      'health',
+      'webhooks',
+    ],
   },
 ];
 

@@ -16,6 +16,9 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   webhookAttempt: 'wha',
+  customer: 'cus',
+  testClock: 'clock',
+  subscription: 'sub',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
@@ -34,6 +37,9 @@ export const RESOURCE_NAMES = {
   externalBankAccount: 'external bank account',
   event: 'event',
   webhookEndpoint: 'webhook endpoint',
+  customer: 'customer',
+  testClock: 'test clock',
+  subscription: 'subscription',
 } as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
 
 /** A resource a client reaches by id (see RESOURCE_NAMES). */

@@ -30,6 +30,8 @@ import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
 import { DeliveryQueues1764000000000 } from './portable/1764000000000-delivery-queues';
+import { Customers1764000200000 } from './portable/1764000200000-customers';
+import { Subscriptions1764000210000 } from './portable/1764000210000-subscriptions';
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
 
 export const sqliteMigrations = [
@@ -51,6 +53,8 @@ export const sqliteMigrations = [
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
   DeliveryQueues1764000000000,
+  Customers1764000200000,
+  Subscriptions1764000210000,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -72,4 +76,6 @@ export const postgresMigrations = [
   EventsPrefixByType1763700017000,
   EventsDataAsWritten1763700018000,
   DeliveryQueues1764000000000,
+  Customers1764000200000,
+  Subscriptions1764000210000,
 ];
