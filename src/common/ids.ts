@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   webhookAttempt: 'wha',
+  usageEvent: 'uev',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
@@ -34,6 +35,7 @@ export const RESOURCE_NAMES = {
   externalBankAccount: 'external bank account',
   event: 'event',
   webhookEndpoint: 'webhook endpoint',
+  usageEvent: 'usage event',
 } as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
 
 /** A resource a client reaches by id (see RESOURCE_NAMES). */

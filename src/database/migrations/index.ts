@@ -30,6 +30,8 @@ import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
+import { UsageEvents1764000300000 as SqliteUsageEvents } from './sqlite/1764000300000-usage-events';
+import { UsageEvents1764000300000 as PostgresUsageEvents } from './postgres/1764000300000-usage-events';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -49,6 +51,7 @@ export const sqliteMigrations = [
   WebhookAttemptsSucceeded1763700015000,
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
+  SqliteUsageEvents,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -69,4 +72,5 @@ export const postgresMigrations = [
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
   EventsDataAsWritten1763700018000,
+  PostgresUsageEvents,
 ];
