@@ -13,6 +13,7 @@ import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
 import { PlatformModule } from './platform/platform.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { UsageModule } from './usage/usage.module';
 
 /**
  * Wires the modules, layer by layer (docs/architecture.md); PlatformModule registers the global
@@ -35,6 +36,7 @@ export class AppModule {
         ExternalAccountsModule,
         EventsModule,
         WebhooksModule,
+        UsageModule,
         ...extraModules,
       ],
     };

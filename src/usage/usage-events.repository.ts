@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { DECIMAL_PATTERN } from '../common/money/decimal';
 import { Tenant } from '../common/tenant';
 import { Database } from '../database/database';
 import { EntityTable, perCount } from '../database/entity-table';
@@ -165,8 +166,8 @@ export class UsageEventsRepository {
     const [row] = await this.db.rows<{ v: string | null }>(
       m,
       `SELECT ${fn}(CAST("v" AS numeric))::text AS "v" FROM (SELECT ("data" #>> ?::text[]) AS "v" ` +
-        `FROM "usage_events" WHERE ${RANGE}) AS "e" WHERE "v" ~ '${POSTGRES_DECIMAL}'`,
-      [pathOf(valueProperty), ...this.rangeParams(r)],
+        `FROM "usage_events" WHERE ${RANGE}) AS "e" WHERE "v" ~ ?`,
+      [pathOf(valueProperty), ...this.rangeParams(r), DECIMAL_PATTERN.source],
     );
     return row.v;
   }
@@ -222,9 +223,6 @@ export class UsageEventsRepository {
 const RANGE =
   `"organization_id" = ? AND "livemode" = ? AND "customer_id" = ? AND "type" = ? ` +
   `AND "timestamp" >= ? AND "timestamp" < ?`;
-
-/** docs/api.md §1's decimal, as a PostgreSQL regular expression. */
-const POSTGRES_DECIMAL = '^(0|[1-9][0-9]{0,17})(\\.[0-9]{1,12})?$';
 
 /** A timestamp as the driver gives it: a Date (pg), or SQLite's `YYYY-MM-DD HH:mm:ss.SSS` UTC text. */
 function asDate(value: unknown): Date {
