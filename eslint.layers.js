@@ -17,7 +17,16 @@ const LAYERS = [
   { name: 'events', folders: ['events'] },
   {
     name: 'features',
-    folders: ['catalog', 'plans', 'external-accounts', 'health', 'webhooks', 'usage'],
+    folders: [
+      'catalog',
+      'plans',
+      'customers',
+      'subscriptions',
+      'external-accounts',
+      'health',
+      'webhooks',
+      'usage',
+    ],
   },
 ];
 

@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { CustomersModule } from './customers/customers.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
@@ -33,6 +34,7 @@ export class AppModule {
         HealthModule,
         CatalogModule,
         PlansModule,
+        CustomersModule,
         ExternalAccountsModule,
         EventsModule,
         WebhooksModule,

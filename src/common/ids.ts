@@ -17,6 +17,9 @@ export const ID_PREFIXES = {
   webhookDelivery: 'whd',
   webhookAttempt: 'wha',
   usageEvent: 'uev',
+  customer: 'cus',
+  testClock: 'clock',
+  subscription: 'sub',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
@@ -36,6 +39,9 @@ export const RESOURCE_NAMES = {
   event: 'event',
   webhookEndpoint: 'webhook endpoint',
   usageEvent: 'usage event',
+  customer: 'customer',
+  testClock: 'test clock',
+  subscription: 'subscription',
 } as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
 
 /** A resource a client reaches by id (see RESOURCE_NAMES). */

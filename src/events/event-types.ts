@@ -22,6 +22,13 @@ export const EVENT_TYPES = [
   'webhookEndpoint.created',
   'webhookEndpoint.updated',
   'webhookEndpoint.deleted',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.started',
+  'subscription.terminated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
