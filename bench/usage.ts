@@ -53,11 +53,21 @@ const say = (line: string) => {
 
 /** A customer row as the customers migration makes it. */
 async function seedCustomer(sql: SqlClient, tenant: Tenant): Promise<string> {
-  const id = newId('cus' as never);
+  const id = newId(ID_PREFIXES.customer);
   const now = new Date();
   await sql.run(
     'INSERT INTO customers (id, organization_id, livemode, name, email, external_id, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [id, tenant.organizationId, sql.dialect === 'sqlite' ? 1 : true, 'Bench', 'b@example.com', id, {}, now, now],
+    [
+      id,
+      tenant.organizationId,
+      sql.dialect === 'sqlite' ? 1 : true,
+      'Bench',
+      'b@example.com',
+      id,
+      {},
+      now,
+      now,
+    ],
   );
   return id;
 }
@@ -90,7 +100,8 @@ async function ingest(dialect: Dialect): Promise<void> {
     for (const batch of [100, 1000]) {
       const rates: Record<string, number[]> = { service: [], baseline: [] };
       for (let r = 0; r < Number(args.repeats); r++) {
-        const order = r % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
+        const order =
+          r % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
         for (const kind of order) {
           const target = await start(kind, database);
           try {
@@ -117,7 +128,8 @@ async function ingest(dialect: Dialect): Promise<void> {
                 };
               },
             });
-            if (result.errors > 0) throw new Error(`${kind}: ${JSON.stringify(result.statusCodes)}`);
+            if (result.errors > 0)
+              throw new Error(`${kind}: ${JSON.stringify(result.statusCodes)}`);
             rates[kind].push(result.rps * batch);
             await target.waitIdle();
           } finally {
@@ -152,7 +164,13 @@ async function bulkEvents(
   const pg = sql.dialect === 'postgres';
   const step = Math.max(1, Math.floor(spanMs / count));
   const who = customer === null ? `'cus_other' || (n % 1000)` : '?';
-  const params = [tenant.organizationId, ...(customer === null ? [] : [customer]), type, from, step];
+  const params = [
+    tenant.organizationId,
+    ...(customer === null ? [] : [customer]),
+    type,
+    from,
+    step,
+  ];
   // One INSERT … SELECT over a generated series, in chunks of a million rows.
   for (let done = 0; done < count; done += 1_000_000) {
     const last = Math.min(count, done + 1_000_000);
@@ -191,7 +209,16 @@ async function meter(dialect: Dialect): Promise<void> {
     let stored = 0;
     for (const total of [10_000, others]) {
       const t0 = Date.now();
-      await bulkEvents(sql, tenant, metric, total - stored, null, month - 60 * DAY, 120 * DAY, `uev_o${total}_`);
+      await bulkEvents(
+        sql,
+        tenant,
+        metric,
+        total - stored,
+        null,
+        month - 60 * DAY,
+        120 * DAY,
+        `uev_o${total}_`,
+      );
       stored = total;
       if (dialect === 'postgres') await sql.run('ANALYZE usage_events');
       const seeded = ((Date.now() - t0) / 1000).toFixed(0);
@@ -223,11 +250,15 @@ async function meter(dialect: Dialect): Promise<void> {
 
 async function main(): Promise<void> {
   const machine = describeMachine();
-  say(`Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; load at start ${machine.load}.`);
+  say(
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; load at start ${machine.load}.`,
+  );
   const dialects = args.db.split(',') as Dialect[];
   const parts = args.parts.split(',');
   if (parts.includes('ingest')) {
-    say('\n| Database | Batch | Service events/s | Baseline events/s | Ratio (≥ 0.5) | Load (1, 5, 15 min) |');
+    say(
+      '\n| Database | Batch | Service events/s | Baseline events/s | Ratio (≥ 0.5) | Load (1, 5, 15 min) |',
+    );
     say('| --- | --- | --- | --- | --- | --- |');
     for (const dialect of dialects) await ingest(dialect);
   }

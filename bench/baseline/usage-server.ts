@@ -12,9 +12,12 @@ import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { Pool, PoolClient } from 'pg';
 import { ulid } from 'ulid';
 /* eslint-disable @typescript-eslint/no-require-imports -- the built service's modules, under dist/ */
-const { readUsageEvents } = require('../../src/usage/usage-event-input') as typeof import('../../src/usage/usage-event-input');
-const { decimalValue, pathOf, uniqueKey, valueAt } = require('../../src/usage/usage-values') as typeof import('../../src/usage/usage-values');
-const { withInexactNumbersMarked } = require('../../src/common/json-numbers') as typeof import('../../src/common/json-numbers');
+const { readUsageEvents } =
+  require('../../src/usage/usage-event-input') as typeof import('../../src/usage/usage-event-input');
+const { decimalValue, pathOf, uniqueKey, valueAt } =
+  require('../../src/usage/usage-values') as typeof import('../../src/usage/usage-values');
+const { withInexactNumbersMarked } =
+  require('../../src/common/json-numbers') as typeof import('../../src/common/json-numbers');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Query = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
@@ -138,7 +141,17 @@ async function ingest(tenant: { org: string; live: boolean }, body: unknown) {
       seen.add(e.idempotencyKey);
       const data = JSON.stringify(e.data);
       const created = stamp(new Date(now));
-      rows.push([`uev_${ulid()}`, tenant.org, tenant.live, e.idempotencyKey, customerId, e.type, stamp(timestamp), data, created]);
+      rows.push([
+        `uev_${ulid()}`,
+        tenant.org,
+        tenant.live,
+        e.idempotencyKey,
+        customerId,
+        e.type,
+        stamp(timestamp),
+        data,
+        created,
+      ]);
     }
     if (errors.length > 0) throw Object.assign(new Error('invalid'), { errors });
     rows.sort((a, b) => ((a[3] as string) < (b[3] as string) ? -1 : 1));
@@ -169,8 +182,12 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<{ status: number; body: unknown }> {
-  if (req.method === 'GET' && req.url === '/healthz') return { status: 200, body: { status: 'ok' } };
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ status: number; body: unknown }> {
+  if (req.method === 'GET' && req.url === '/healthz')
+    return { status: 200, body: { status: 'ok' } };
   const header = req.headers.authorization ?? '';
   const hash = createHash('sha256').update(header.slice(7)).digest('hex');
   const [key] = await db.query(
