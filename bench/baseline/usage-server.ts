@@ -10,12 +10,12 @@ import Sqlite from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { Pool, PoolClient } from 'pg';
-import { ulid } from 'ulid';
 /* eslint-disable @typescript-eslint/no-require-imports -- the built service's modules, under dist/ */
 const { readUsageEvents } =
   require('../../src/usage/usage-event-input') as typeof import('../../src/usage/usage-event-input');
 const { decimalValue, pathOf, uniqueKey, valueAt } =
   require('../../src/usage/usage-values') as typeof import('../../src/usage/usage-values');
+const { newId } = require('../../src/common/ids') as typeof import('../../src/common/ids');
 const { withInexactNumbersMarked } =
   require('../../src/common/json-numbers') as typeof import('../../src/common/json-numbers');
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -142,7 +142,7 @@ async function ingest(tenant: { org: string; live: boolean }, body: unknown) {
       const data = JSON.stringify(e.data);
       const created = stamp(new Date(now));
       rows.push([
-        `uev_${ulid()}`,
+        newId('uev'),
         tenant.org,
         tenant.live,
         e.idempotencyKey,
