@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { assertIfMatch } from '../common/etag';
 import { NotFoundError } from '../common/errors';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
@@ -31,6 +32,7 @@ import { TestClocksRepository } from './test-clocks.repository';
 export { ClockService } from './clock.service';
 export { TestClocksService } from './test-clocks.service';
 export { customerNotFound } from './customers.errors';
+export { AdvanceTestClockDto, TestClockResponse } from './dto/test-clock.dto';
 
 /** The most customers one test clock holds (docs/api.md §5.9). */
 export const TEST_CLOCK_CAPACITY = 100;
@@ -144,10 +146,11 @@ export class CustomersService {
   }
 
   /** Deletes a customer without active or pending subscriptions (409 otherwise). */
-  async remove(caller: Caller, id: string): Promise<DeletedResponse> {
+  async remove(caller: Caller, id: string, ifMatch?: string): Promise<DeletedResponse> {
     const tenant = caller.principal;
     return this.db.transaction(async (m) => {
       const customer = await this.find(m, tenant, id, true);
+      assertIfMatch(ifMatch, toCustomerResponse(customer));
       if (customer.subscriptionCount > 0) throw new CustomerHasSubscriptionsError(customer.id);
       const now = new Date();
       await this.customers.update(m, customer.id, { deletedAt: now, updatedAt: now });
