@@ -25,6 +25,7 @@ const LAYERS = [
       'external-accounts',
       'health',
       'webhooks',
+      'usage',
     ],
   },
 ];

@@ -15,6 +15,7 @@ import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
 import { PlatformModule } from './platform/platform.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { UsageModule } from './usage/usage.module';
 
 /**
  * Wires the modules, layer by layer (docs/architecture.md); PlatformModule registers the global
@@ -39,6 +40,7 @@ export class AppModule {
         ExternalAccountsModule,
         EventsModule,
         WebhooksModule,
+        UsageModule,
         ...extraModules,
       ],
     };

@@ -131,6 +131,8 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
   let billingB: Billing;
   /** Every id of A, by kind, including ids that are not resources of the API. */
   let idsOfA: Record<string, string>;
+  /** A's customer, whose usage events B may neither send, meter nor list. */
+  let customerOfAId: string;
   const etagsOfA = new Map<string, string>();
   const exercised = new Set<string>();
   const secrets: string[] = [];
@@ -151,6 +153,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'customers',
       'subscriptions',
       'test_clocks',
+      'usage_events',
     ];
     const out: string[] = [];
     for (const table of tables) {
@@ -199,6 +202,27 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'webhook endpoint of A',
     );
     webhookSecrets.push(endpointOfA.secret);
+    const customerOfA = expectStatus(
+      await l.client.post(
+        '/v0/customers',
+        { name: 'A', email: 'a@example.com', externalId: 'shared-external-id' },
+        a.auth,
+      ),
+      201,
+      'customer of A',
+    );
+    expectStatus(
+      await l.client.post(
+        '/v0/usageEvents',
+        {
+          events: [{ idempotencyKey: 'usage-of-a', type: 'api.call', customerId: customerOfA.id }],
+        },
+        a.auth,
+      ),
+      202,
+      'usage event of A',
+    );
+    const usageOfA = await l.client.get('/v0/usageEvents', a.auth);
     const eventsOfA = await l.client.get('/v0/events', a.auth);
     idsOfA = {
       product: worldA.products[0],
@@ -215,7 +239,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       customer: billingA.customer,
       subscription: billingA.subscription,
       ...(billingA.testClock ? { testClock: billingA.testClock } : {}),
+      usageEvent: usageOfA.body.data[0].id,
     };
+    customerOfAId = customerOfA.id;
     for (const [collection, id] of [
       ['products', idsOfA.product],
       ['billableMetrics', idsOfA.billableMetric],
@@ -229,6 +255,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       ['customers', idsOfA.customer],
       ['subscriptions', idsOfA.subscription],
       ...(billingA.testClock ? [['testClocks', billingA.testClock]] : []),
+      ['usageEvents', idsOfA.usageEvent],
     ]) {
       const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
       etagsOfA.set(id, expectStatus(reply, 200, 'read A') && reply.headers.etag);
@@ -288,6 +315,12 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     '/v0/subscriptions/:id': { metadata: { taken: 'over' } },
   };
 
+  /** The query an id route needs besides its id (the meter's range), so that the id decides. */
+  const queryOf = (url: string) =>
+    url === '/v0/billableMetrics/:id/meter'
+      ? '?customerId=cus_00000000000000000000000000&from=2026-01-01T00:00:00.000Z&to=2026-02-01T00:00:00.000Z'
+      : '';
+
   /** A valid body for each POST route on one resource (none for those that take none). */
   const postBodies: Record<string, unknown> = {
     '/v0/subscriptions/:id/termination': { reason: 'Taken over', at: 'now' },
@@ -323,7 +356,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
           const reply = await asB(
             route.method,
             route.url,
-            route.url.replace(':id', id),
+            route.url.replace(':id', id) + queryOf(route.url),
             // A DELETE takes no body (one with fields is a 400 before anything is looked up).
             bodyFor(route),
             headers,
@@ -344,7 +377,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
           const missing = await asB(
             route.method,
             route.url,
-            route.url.replace(':id', missingId),
+            route.url.replace(':id', missingId) + queryOf(route.url),
             bodyFor(route),
           );
           expect(reply.body.message.replace(id, '<id>')).toBe(
@@ -510,6 +543,30 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'PRODUCT_NOT_FOUND',
       'productId',
     );
+    for (const ref of [
+      { customerId: customerOfAId },
+      { externalCustomerId: 'shared-external-id' },
+    ]) {
+      expectAnswer(
+        await asB('POST', '/v0/usageEvents', '/v0/usageEvents', {
+          events: [{ idempotencyKey: 'usage-of-b', type: 'api.call', ...ref }],
+        }),
+        400,
+        'CUSTOMER_NOT_FOUND',
+        `events[0].${Object.keys(ref)[0]}`,
+      );
+    }
+    const metricOfB = worldB.metrics[0].id;
+    expectAnswer(
+      await asB(
+        'GET',
+        '/v0/billableMetrics/:id/meter',
+        `/v0/billableMetrics/${metricOfB}/meter?customerId=${customerOfAId}&from=2026-01-01T00:00:00.000Z&to=2026-02-01T00:00:00.000Z`,
+      ),
+      400,
+      'CUSTOMER_NOT_FOUND',
+      'customerId',
+    );
     for (const priceId of [idsOfA.freePrice, idsOfA.planPrice]) {
       expectAnswer(
         await asB('POST', '/v0/plans', '/v0/plans', {
@@ -569,6 +626,28 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     );
     expect(endpointOfB.status).toBe(201);
     webhookSecrets.push(endpointOfB.body.secret as string);
+    const customerOfB = await asB('POST', '/v0/customers', '/v0/customers', {
+      name: 'B',
+      email: 'b@example.com',
+    });
+    expect(customerOfB.status).toBe(201);
+    const usageOfB = await asB('POST', '/v0/usageEvents', '/v0/usageEvents', {
+      events: [{ idempotencyKey: 'usage-of-a', type: 'api.call', customerId: customerOfB.body.id }],
+    });
+    // A's key is A's: the same key is new for B.
+    expect(usageOfB.body).toEqual({ accepted: 1, duplicates: 0 });
+    const usageFiltered = await asB(
+      'GET',
+      '/v0/usageEvents',
+      `/v0/usageEvents?customerId=${customerOfAId}`,
+    );
+    expect([usageFiltered.status, usageFiltered.body.data]).toEqual([200, []]);
+    expectAnswer(
+      await asB('GET', '/v0/usageEvents', `/v0/usageEvents?startingAfter=${idsOfA.usageEvent}`),
+      400,
+      'UNKNOWN_CURSOR',
+      'startingAfter',
+    );
     for (const cursor of ['startingAfter', 'endingBefore']) {
       const eventsOfB = await asB('GET', '/v0/events', `/v0/events?${cursor}=${idsOfA.event}`);
       expectAnswer(eventsOfB, 400, 'UNKNOWN_CURSOR', cursor);

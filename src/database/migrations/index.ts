@@ -33,6 +33,8 @@ import { DeliveryQueues1764000000000 } from './portable/1764000000000-delivery-q
 import { Customers1764000200000 } from './portable/1764000200000-customers';
 import { Subscriptions1764000210000 } from './portable/1764000210000-subscriptions';
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
+import { UsageEvents1764000300000 as SqliteUsageEvents } from './sqlite/1764000300000-usage-events';
+import { UsageEvents1764000300000 as PostgresUsageEvents } from './postgres/1764000300000-usage-events';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -55,6 +57,7 @@ export const sqliteMigrations = [
   DeliveryQueues1764000000000,
   Customers1764000200000,
   Subscriptions1764000210000,
+  SqliteUsageEvents,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -78,4 +81,5 @@ export const postgresMigrations = [
   DeliveryQueues1764000000000,
   Customers1764000200000,
   Subscriptions1764000210000,
+  PostgresUsageEvents,
 ];
