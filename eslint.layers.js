@@ -17,7 +17,7 @@ const LAYERS = [
   { name: 'events', folders: ['events'] },
   {
     name: 'features',
-    folders: ['catalog', 'plans', 'external-accounts', 'health', 'webhooks'],
+    folders: ['catalog', 'plans', 'external-accounts', 'health', 'webhooks', 'invoices'],
   },
 ];
 

@@ -11,6 +11,7 @@ import { ExternalAccountsModule } from './external-accounts/external-accounts.mo
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
+import { InvoicesModule } from './invoices/invoices.module';
 import { PlatformModule } from './platform/platform.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -32,6 +33,7 @@ export class AppModule {
         HealthModule,
         CatalogModule,
         PlansModule,
+        InvoicesModule,
         ExternalAccountsModule,
         EventsModule,
         WebhooksModule,

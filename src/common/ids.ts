@@ -16,6 +16,10 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   webhookAttempt: 'wha',
+  customer: 'cus',
+  subscription: 'sub',
+  invoice: 'inv',
+  invoiceLine: 'il',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
@@ -34,6 +38,7 @@ export const RESOURCE_NAMES = {
   externalBankAccount: 'external bank account',
   event: 'event',
   webhookEndpoint: 'webhook endpoint',
+  invoice: 'invoice',
 } as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
 
 /** A resource a client reaches by id (see RESOURCE_NAMES). */

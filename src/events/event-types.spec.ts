@@ -21,6 +21,7 @@ describe('event selectors', () => {
       'plan.*',
       'externalBankAccount.*',
       'webhookEndpoint.*',
+      'invoice.*',
     ]);
   });
 
@@ -31,7 +32,7 @@ describe('event selectors', () => {
       expect(typesOfPrefix(prefix).length).toBeLessThanOrEqual(5);
       for (const type of typesOfPrefix(prefix)) expect(selects([prefix], type)).toBe(true);
     }
-    expect(typesOfPrefix('invoice.*')).toEqual([]);
+    expect(typesOfPrefix('nothing.*')).toEqual([]);
     expect(typesOfPrefix('plan')).toEqual([]);
   });
 });

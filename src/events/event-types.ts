@@ -22,6 +22,10 @@ export const EVENT_TYPES = [
   'webhookEndpoint.created',
   'webhookEndpoint.updated',
   'webhookEndpoint.deleted',
+  'invoice.created',
+  'invoice.issued',
+  'invoice.paid',
+  'invoice.voided',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -30,6 +30,8 @@ import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
+import { Invoices1764000400000 as SqliteInvoices } from './sqlite/1764000400000-invoices';
+import { Invoices1764000400000 as PostgresInvoices } from './postgres/1764000400000-invoices';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -49,6 +51,7 @@ export const sqliteMigrations = [
   WebhookAttemptsSucceeded1763700015000,
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
+  SqliteInvoices,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -69,4 +72,5 @@ export const postgresMigrations = [
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
   EventsDataAsWritten1763700018000,
+  PostgresInvoices,
 ];

@@ -194,15 +194,14 @@ describe('percentage: q × percentage within [minCharge, maxCharge]', () => {
   });
 });
 
-describe('dynamic: Σ value × the event’s unitPrice within [minPrice, maxPrice]', () => {
-  const properties = { minPrice: '0.01', maxPrice: '1' };
-  const dyn: ChargedPrice = { model: 'dynamic', properties };
+describe('dynamic: Σ value × the event’s unitPrice (minPrice without one), within [minPrice, maxPrice]', () => {
+  const dyn: ChargedPrice = { model: 'dynamic', properties: { minPrice: '0.01', maxPrice: '10' } };
   it.each([
-    [[], '0', '0.00'],
+    [[], '0', '0.01'], // no usage: the sum 0 is kept at minPrice, as percentage's minCharge
     [[{ value: '10', unitPrice: '0.5' }], '10', '5.00'],
-    [[{ value: '10', unitPrice: null }], '10', '0.10'], // no unitPrice: minPrice
-    [[{ value: '10', unitPrice: '5' }], '10', '10.00'], // above maxPrice
-    [[{ value: '10', unitPrice: '0.0001' }], '10', '0.10'], // below minPrice
+    [[{ value: '10', unitPrice: null }], '10', '0.10'], // no unitPrice: counts at minPrice
+    [[{ value: '10', unitPrice: '5' }], '10', '10.00'], // 50 kept at maxPrice
+    [[{ value: '1', unitPrice: '0.0001' }], '1', '0.01'], // 0.0001 kept at minPrice
     [
       [
         { value: '1', unitPrice: '0.25' },
@@ -213,9 +212,7 @@ describe('dynamic: Σ value × the event’s unitPrice within [minPrice, maxPric
       '1.28', // 0.25 + 0.02 + 1.005 = 1.275
     ],
   ] as const)('events %j charge %s', (events, quantity, amount) =>
-    expect(
-      usageLineAmount(dyn, { quantity, dynamic: dynamicUsage(properties, events) }, 'USD'),
-    ).toBe(amount),
+    expect(usageLineAmount(dyn, { quantity, dynamic: dynamicUsage(events) }, 'USD')).toBe(amount),
   );
 });
 

@@ -27,13 +27,13 @@ export type ChargedPrice =
 
 /**
  * The usage a price charges for: the quantity (its metric's aggregation over the period, §5.11)
- * and, for `dynamic`, the sums that model needs: Σ value × unitPrice over the period's events
- * that carry a `data.unitPrice`, with each unitPrice already kept within [minPrice, maxPrice],
- * and Σ value over those that do not (charged at minPrice).
+ * and, for `dynamic`, the sums that model needs (the usage module's DynamicUsage): `amount`,
+ * Σ value × the event's own `data.unitPrice` over the events that carry one, and
+ * `valueWithoutUnitPrice`, Σ value over those that do not (they count at minPrice).
  */
 export interface PeriodUsage {
   quantity: string;
-  dynamic?: { pricedAmount: string; unpricedQuantity: string };
+  dynamic?: { amount: string; valueWithoutUnitPrice: string };
 }
 
 function clamp(value: Decimal, min: Decimal, max: Decimal): Decimal {
@@ -62,10 +62,13 @@ export function chargeFor(price: ChargedPrice, usage: PeriodUsage): Decimal {
       return clamp(q.times(p.percentage), new Decimal(p.minCharge), new Decimal(p.maxCharge));
     }
     case 'dynamic': {
-      const dynamic = usage.dynamic ?? { pricedAmount: '0', unpricedQuantity: usage.quantity };
-      return new Decimal(dynamic.pricedAmount).plus(
-        new Decimal(dynamic.unpricedQuantity).times(price.properties.minPrice),
+      // The sum is kept within [minPrice, maxPrice], as percentage's within its charges.
+      const { minPrice, maxPrice } = price.properties;
+      const dynamic = usage.dynamic ?? { amount: '0', valueWithoutUnitPrice: usage.quantity };
+      const sum = new Decimal(dynamic.amount).plus(
+        new Decimal(dynamic.valueWithoutUnitPrice).times(minPrice),
       );
+      return clamp(sum, new Decimal(minPrice), new Decimal(maxPrice));
     }
   }
 }
@@ -91,17 +94,6 @@ function graduatedCharge(
   return total;
 }
 
-/** A dynamic price's unit price for one event: its own `data.unitPrice` kept within the bounds. */
-export function dynamicUnitPrice(
-  properties: { minPrice: string; maxPrice: string },
-  unitPrice: string | null,
-): Decimal {
-  const min = new Decimal(properties.minPrice);
-  return unitPrice === null
-    ? min
-    : clamp(new Decimal(unitPrice), min, new Decimal(properties.maxPrice));
-}
-
 /**
  * The fixed fee for the part [billedStart, billedEnd) of the period [periodStart, periodEnd),
  * prorated by milliseconds: fixedFee × billed / whole, exactly (a whole period is fixedFee).
@@ -118,15 +110,15 @@ export function proratedFixedFee(
 }
 
 /** The `dynamic` part of a period's usage from its events: (value, the event's unitPrice or null). */
-export function dynamicUsage(
-  properties: { minPrice: string; maxPrice: string },
-  events: Iterable<{ value: string; unitPrice: string | null }>,
-): { pricedAmount: string; unpricedQuantity: string } {
-  let priced = new Decimal(0);
-  let unpriced = new Decimal(0);
+export function dynamicUsage(events: Iterable<{ value: string; unitPrice: string | null }>): {
+  amount: string;
+  valueWithoutUnitPrice: string;
+} {
+  let amount = new Decimal(0);
+  let without = new Decimal(0);
   for (const event of events) {
-    if (event.unitPrice === null) unpriced = unpriced.plus(event.value);
-    else priced = priced.plus(dynamicUnitPrice(properties, event.unitPrice).times(event.value));
+    if (event.unitPrice === null) without = without.plus(event.value);
+    else amount = amount.plus(new Decimal(event.value).times(event.unitPrice));
   }
-  return { pricedAmount: priced.toFixed(), unpricedQuantity: unpriced.toFixed() };
+  return { amount: amount.toFixed(), valueWithoutUnitPrice: without.toFixed() };
 }

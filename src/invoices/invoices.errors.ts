@@ -1,0 +1,12 @@
+import { ConflictError } from '../common/errors';
+import type { InvoiceStatus } from './entities/invoice.entity';
+
+/** 409: the move asked is not one of draft → issued → paid | void. */
+export class InvalidStatusTransitionError extends ConflictError {
+  constructor(id: string, from: InvoiceStatus, to: InvoiceStatus) {
+    super(
+      'INVALID_STATUS_TRANSITION',
+      `Invoice ${id} is ${from} and cannot become ${to}: an invoice goes draft → issued → paid or void`,
+    );
+  }
+}
