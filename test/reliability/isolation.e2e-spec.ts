@@ -15,6 +15,7 @@ import {
 import { Reply } from '../helpers/reliability/http';
 import { reportFigures } from '../helpers/reliability/settings';
 import { createTwoModeTenant } from '../helpers/modes';
+import { createDraftInvoice } from '../helpers/invoices-factory';
 import { TestApp } from '../helpers/test-app';
 
 /**
@@ -91,6 +92,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'idempotency_records',
       'webhook_endpoints',
       'events',
+      'invoices',
     ];
     const out: string[] = [];
     for (const table of tables) {
@@ -137,6 +139,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'webhook endpoint of A',
     );
     webhookSecrets.push(endpointOfA.secret);
+    // Invoices are made by the billing run: a draft each, saved as the run saves one.
+    const invoiceOfA = await createDraftInvoice(l.t, a, { livemode: scenario.livemodeOfA });
+    await createDraftInvoice(l.t, b, { livemode: livemodeOfB });
     const eventsOfA = await l.client.get('/v0/events', a.auth);
     idsOfA = {
       product: worldA.products[0],
@@ -150,6 +155,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       apiKey: a.apiKeyId,
       webhookEndpoint: endpointOfA.id,
       event: eventsOfA.body.data[0].id,
+      invoice: invoiceOfA.id,
     };
     for (const [collection, id] of [
       ['products', idsOfA.product],
@@ -161,6 +167,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       ['externalAccounts', idsOfA.externalAccount],
       ['webhookEndpoints', idsOfA.webhookEndpoint],
       ['events', idsOfA.event],
+      ['invoices', idsOfA.invoice],
     ]) {
       const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
       etagsOfA.set(id, expectStatus(reply, 200, 'read A') && reply.headers.etag);
