@@ -17,7 +17,17 @@ const LAYERS = [
   { name: 'events', folders: ['events'] },
   {
     name: 'features',
-    folders: ['catalog', 'plans', 'external-accounts', 'health', 'webhooks', 'invoices'],
+    folders: [
+      'catalog',
+      'plans',
+      'customers',
+      'subscriptions',
+      'external-accounts',
+      'health',
+      'webhooks',
+      'usage',
+      'invoices',
+    ],
   },
 ];
 

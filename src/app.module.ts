@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { CustomersModule } from './customers/customers.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
@@ -14,6 +15,7 @@ import { PlansModule } from './plans/plans.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { PlatformModule } from './platform/platform.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { UsageModule } from './usage/usage.module';
 
 /**
  * Wires the modules, layer by layer (docs/architecture.md); PlatformModule registers the global
@@ -34,9 +36,11 @@ export class AppModule {
         CatalogModule,
         PlansModule,
         InvoicesModule,
+        CustomersModule,
         ExternalAccountsModule,
         EventsModule,
         WebhooksModule,
+        UsageModule,
         ...extraModules,
       ],
     };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere } from 'typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
 import { BillableMetric } from './entities/billable-metric.entity';
@@ -17,6 +17,20 @@ export class BillableMetricsRepository {
 
   find(m: EntityManager, tenant: Tenant, id: string): Promise<BillableMetric | null> {
     return m.findOneBy(BillableMetric, { id, ...ownedBy(tenant) });
+  }
+
+  /** The metrics that count events of one of `types` (by eventType, or by id without one). */
+  countingTypes(
+    m: EntityManager,
+    tenant: Tenant,
+    types: readonly string[],
+  ): Promise<BillableMetric[]> {
+    const ids = types.filter((t) => t.startsWith('bm_'));
+    const where: FindOptionsWhere<BillableMetric>[] = [
+      { ...ownedBy(tenant), eventType: In([...types]) },
+    ];
+    if (ids.length > 0) where.push({ ...ownedBy(tenant), eventType: IsNull(), id: In(ids) });
+    return m.find(BillableMetric, { where });
   }
 
   /** The metric, locked for a read-modify-write on PostgreSQL (SQLite serializes writes). */

@@ -5,6 +5,20 @@ import { ID_PREFIXES, isIdOf } from '../common/ids';
 import { Tenant } from '../common/tenant';
 import { BillableMetricsRepository } from './billable-metrics.repository';
 import { ProductsRepository } from './products.repository';
+import { BillableMetric } from './entities/billable-metric.entity';
+
+/** What counting usage needs of a billable metric (docs/api.md §5.11). */
+export type MeteringRules = Pick<
+  BillableMetric,
+  'id' | 'aggregation' | 'valueProperty' | 'eventType'
+>;
+
+const meteringRules = (m: BillableMetric): MeteringRules => ({
+  id: m.id,
+  aggregation: m.aggregation,
+  valueProperty: m.valueProperty,
+  eventType: m.eventType,
+});
 
 /**
  * What other modules may ask the catalog (CatalogModule exports only this): whether an
@@ -60,5 +74,25 @@ export class CatalogService {
     const wanted = [...new Set(ids.filter((id) => isIdOf(ID_PREFIXES.billableMetric, id)))];
     if (wanted.length === 0) return new Map();
     return this.metrics.productsOf(m, tenant, wanted);
+  }
+
+  /** The counting rules of one of this organization's billable metrics in this mode, or null. */
+  async meteringRules(m: EntityManager, tenant: Tenant, id: string): Promise<MeteringRules | null> {
+    if (!isIdOf(ID_PREFIXES.billableMetric, id)) return null;
+    const metric = await this.metrics.find(m, tenant, id);
+    return metric ? meteringRules(metric) : null;
+  }
+
+  /**
+   * The counting rules of every metric of this organization and mode that counts events of one
+   * of `types`: its eventType is one of them, or it has none and its id is one (docs/api.md §5.11).
+   */
+  async meteringRulesOfTypes(
+    m: EntityManager,
+    tenant: Tenant,
+    types: readonly string[],
+  ): Promise<MeteringRules[]> {
+    if (types.length === 0) return [];
+    return (await this.metrics.countingTypes(m, tenant, types)).map(meteringRules);
   }
 }

@@ -16,7 +16,9 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   webhookAttempt: 'wha',
+  usageEvent: 'uev',
   customer: 'cus',
+  testClock: 'clock',
   subscription: 'sub',
   invoice: 'inv',
   invoiceLine: 'il',
@@ -38,6 +40,10 @@ export const RESOURCE_NAMES = {
   externalBankAccount: 'external bank account',
   event: 'event',
   webhookEndpoint: 'webhook endpoint',
+  usageEvent: 'usage event',
+  customer: 'customer',
+  testClock: 'test clock',
+  subscription: 'subscription',
   invoice: 'invoice',
 } as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
 

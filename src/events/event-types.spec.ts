@@ -21,6 +21,8 @@ describe('event selectors', () => {
       'plan.*',
       'externalBankAccount.*',
       'webhookEndpoint.*',
+      'customer.*',
+      'subscription.*',
       'invoice.*',
     ]);
   });

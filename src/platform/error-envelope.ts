@@ -45,7 +45,7 @@ const FASTIFY_ERRORS: Record<string, { category: ErrorCategory; code?: string; m
     FST_ERR_CTP_BODY_TOO_LARGE: {
       category: 'payload_too_large',
       code: 'PAYLOAD_TOO_LARGE',
-      message: 'Request bodies may be at most 100 KB',
+      message: 'Request bodies may be at most 100 KB (1 MB for POST /v0/usageEvents)',
     },
     FST_ERR_CTP_EMPTY_JSON_BODY: {
       category: 'validation_error',

@@ -135,11 +135,11 @@ const PLATFORM: Record<string, { description: string; causes: ErrorCause[]; head
       ],
     },
     '413': {
-      description: 'payload_too_large: the body is larger than 100 KB',
+      description: 'payload_too_large: the body is larger than 100 KB (1 MB for POST /v0/usageEvents)',
       causes: [
         [
           'A body over 100 KB',
-          new ApiError('payload_too_large', 'Request bodies may be at most 100 KB', {
+          new ApiError('payload_too_large', 'Request bodies may be at most 100 KB (1 MB for POST /v0/usageEvents)', {
             code: 'PAYLOAD_TOO_LARGE',
           }),
         ],

@@ -8,6 +8,7 @@ import { etagOnSend, etagPreSerialization } from './conditional-requests';
 import { Connections } from './connections';
 import { toErrorResponse } from './error-envelope';
 import { registerJsonBodies } from './json-body';
+import { registerRouteBodyLimits } from './body-limit';
 import { Metrics } from './metrics';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './route-table';
@@ -31,6 +32,8 @@ export async function installRequestPath(
   // prints (RouteTable). Paths the router refuses outright answer through answerUnroutable.
   const routes = app.get(RouteTable);
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
+  // The routes that take larger bodies than BODY_LIMIT_BYTES (@BodyLimit).
+  registerRouteBodyLimits(fastify);
 
   // onRequest 1: the request id (docs/api.md §6) on every answer, errors included.
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -75,6 +75,8 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
   let worldB: Seeded;
   /** Every id of A, by kind, including ids that are not resources of the API. */
   let idsOfA: Record<string, string>;
+  /** A's customer, whose usage events B may neither send, meter nor list. */
+  let customerOfAId: string;
   const etagsOfA = new Map<string, string>();
   const exercised = new Set<string>();
   const secrets: string[] = [];
@@ -92,6 +94,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'idempotency_records',
       'webhook_endpoints',
       'events',
+      'usage_events',
       'invoices',
     ];
     const out: string[] = [];
@@ -139,6 +142,27 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'webhook endpoint of A',
     );
     webhookSecrets.push(endpointOfA.secret);
+    const customerOfA = expectStatus(
+      await l.client.post(
+        '/v0/customers',
+        { name: 'A', email: 'a@example.com', externalId: 'shared-external-id' },
+        a.auth,
+      ),
+      201,
+      'customer of A',
+    );
+    expectStatus(
+      await l.client.post(
+        '/v0/usageEvents',
+        {
+          events: [{ idempotencyKey: 'usage-of-a', type: 'api.call', customerId: customerOfA.id }],
+        },
+        a.auth,
+      ),
+      202,
+      'usage event of A',
+    );
+    const usageOfA = await l.client.get('/v0/usageEvents', a.auth);
     // Invoices are made by the billing run: a draft each, saved as the run saves one.
     const invoiceOfA = await createDraftInvoice(l.t, a, { livemode: scenario.livemodeOfA });
     await createDraftInvoice(l.t, b, { livemode: livemodeOfB });
@@ -155,8 +179,10 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       apiKey: a.apiKeyId,
       webhookEndpoint: endpointOfA.id,
       event: eventsOfA.body.data[0].id,
+      usageEvent: usageOfA.body.data[0].id,
       invoice: invoiceOfA.id,
     };
+    customerOfAId = customerOfA.id;
     for (const [collection, id] of [
       ['products', idsOfA.product],
       ['billableMetrics', idsOfA.billableMetric],
@@ -167,6 +193,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       ['externalAccounts', idsOfA.externalAccount],
       ['webhookEndpoints', idsOfA.webhookEndpoint],
       ['events', idsOfA.event],
+      ['usageEvents', idsOfA.usageEvent],
       ['invoices', idsOfA.invoice],
     ]) {
       const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
@@ -225,6 +252,12 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     '/v0/webhookEndpoints/:id': { description: 'Taken over' },
   };
 
+  /** The query an id route needs besides its id (the meter's range), so that the id decides. */
+  const queryOf = (url: string) =>
+    url === '/v0/billableMetrics/:id/meter'
+      ? '?customerId=cus_00000000000000000000000000&from=2026-01-01T00:00:00.000Z&to=2026-02-01T00:00:00.000Z'
+      : '';
+
   const idRoutes = () =>
     l.t.app
       .get(RouteTable)
@@ -248,7 +281,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
           const reply = await asB(
             route.method,
             route.url,
-            route.url.replace(':id', id),
+            route.url.replace(':id', id) + queryOf(route.url),
             // A DELETE takes no body (one with fields is a 400 before anything is looked up).
             route.method === 'PATCH' ? patchBodies[route.url] : undefined,
             headers,
@@ -269,7 +302,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
           const missing = await asB(
             route.method,
             route.url,
-            route.url.replace(':id', missingId),
+            route.url.replace(':id', missingId) + queryOf(route.url),
             route.method === 'PATCH' ? patchBodies[route.url] : undefined,
           );
           expect(reply.body.message.replace(id, '<id>')).toBe(
@@ -386,6 +419,30 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'PRODUCT_NOT_FOUND',
       'productId',
     );
+    for (const ref of [
+      { customerId: customerOfAId },
+      { externalCustomerId: 'shared-external-id' },
+    ]) {
+      expectAnswer(
+        await asB('POST', '/v0/usageEvents', '/v0/usageEvents', {
+          events: [{ idempotencyKey: 'usage-of-b', type: 'api.call', ...ref }],
+        }),
+        400,
+        'CUSTOMER_NOT_FOUND',
+        `events[0].${Object.keys(ref)[0]}`,
+      );
+    }
+    const metricOfB = worldB.metrics[0].id;
+    expectAnswer(
+      await asB(
+        'GET',
+        '/v0/billableMetrics/:id/meter',
+        `/v0/billableMetrics/${metricOfB}/meter?customerId=${customerOfAId}&from=2026-01-01T00:00:00.000Z&to=2026-02-01T00:00:00.000Z`,
+      ),
+      400,
+      'CUSTOMER_NOT_FOUND',
+      'customerId',
+    );
     for (const priceId of [idsOfA.freePrice, idsOfA.planPrice]) {
       expectAnswer(
         await asB('POST', '/v0/plans', '/v0/plans', {
@@ -442,6 +499,28 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     );
     expect(endpointOfB.status).toBe(201);
     webhookSecrets.push(endpointOfB.body.secret as string);
+    const customerOfB = await asB('POST', '/v0/customers', '/v0/customers', {
+      name: 'B',
+      email: 'b@example.com',
+    });
+    expect(customerOfB.status).toBe(201);
+    const usageOfB = await asB('POST', '/v0/usageEvents', '/v0/usageEvents', {
+      events: [{ idempotencyKey: 'usage-of-a', type: 'api.call', customerId: customerOfB.body.id }],
+    });
+    // A's key is A's: the same key is new for B.
+    expect(usageOfB.body).toEqual({ accepted: 1, duplicates: 0 });
+    const usageFiltered = await asB(
+      'GET',
+      '/v0/usageEvents',
+      `/v0/usageEvents?customerId=${customerOfAId}`,
+    );
+    expect([usageFiltered.status, usageFiltered.body.data]).toEqual([200, []]);
+    expectAnswer(
+      await asB('GET', '/v0/usageEvents', `/v0/usageEvents?startingAfter=${idsOfA.usageEvent}`),
+      400,
+      'UNKNOWN_CURSOR',
+      'startingAfter',
+    );
     for (const cursor of ['startingAfter', 'endingBefore']) {
       const eventsOfB = await asB('GET', '/v0/events', `/v0/events?${cursor}=${idsOfA.event}`);
       expectAnswer(eventsOfB, 400, 'UNKNOWN_CURSOR', cursor);

@@ -29,7 +29,10 @@ import { Verification1763700013000 } from './portable/1763700013000-verification
 import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-webhook-attempts-succeeded';
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
+import { Customers1764000200000 } from './portable/1764000200000-customers';
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
+import { UsageEvents1764000300000 as SqliteUsageEvents } from './sqlite/1764000300000-usage-events';
+import { UsageEvents1764000300000 as PostgresUsageEvents } from './postgres/1764000300000-usage-events';
 import { Invoices1764000400000 as SqliteInvoices } from './sqlite/1764000400000-invoices';
 import { Invoices1764000400000 as PostgresInvoices } from './postgres/1764000400000-invoices';
 
@@ -51,6 +54,8 @@ export const sqliteMigrations = [
   WebhookAttemptsSucceeded1763700015000,
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
+  Customers1764000200000,
+  SqliteUsageEvents,
   SqliteInvoices,
 ];
 export const postgresMigrations = [
@@ -72,5 +77,7 @@ export const postgresMigrations = [
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
   EventsDataAsWritten1763700018000,
+  Customers1764000200000,
+  PostgresUsageEvents,
   PostgresInvoices,
 ];

@@ -1,0 +1,244 @@
+/**
+ * Usage events (issue 43, docs/api.md §5.11), on SQLite and on PostgreSQL:
+ *
+ *   ingest  Events per second through `POST /v0/usageEvents` in batches of 100 and of 1,000,
+ *           against bench/baseline/usage-server.ts (bare node:http, the same validation and
+ *           the same deduplicating inserts with the same driver), side by side in this one run,
+ *           alternating which goes first. Target: service ≥ 0.5 × baseline.
+ *   meter   The meter of one customer's month holding 100,000 events, with 10 thousand and
+ *           then with 10 million other events stored (bulk SQL, not HTTP). Target: within 1.5×.
+ *
+ *   npm run bench:usage                        both parts, both databases, prints Markdown
+ *   npm run bench:usage -- --db sqlite --parts ingest --duration 5 --others 1000000
+ */
+import { loadavg } from 'node:os';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ID_PREFIXES, newId } from '../src/common/ids';
+import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/database';
+import { runLoad } from './lib/load';
+import { describeMachine } from './lib/report';
+import { Tenant, seedTenant } from './lib/seed';
+import { ROOT, Target, buildBaseline, startTarget } from './lib/servers';
+import { median } from './lib/stats';
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite,postgres' },
+    parts: { type: 'string', default: 'ingest,meter' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '4' },
+    repeats: { type: 'string', default: '2' },
+    others: { type: 'string', default: '10000000' },
+  },
+});
+const RESULTS = join(ROOT, 'bench', 'results');
+const ENV = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  ENCRYPTION_KEY: Buffer.alloc(32, 43).toString('base64'),
+  RATE_LIMIT_PER_SECOND: '1000000',
+};
+const DAY = 86_400_000;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const lines: string[] = [];
+const say = (line: string) => {
+  console.log(line);
+  lines.push(line);
+};
+
+/** A customer row as the customers migration makes it. */
+async function seedCustomer(sql: SqlClient, tenant: Tenant): Promise<string> {
+  const id = newId('cus' as never);
+  const now = new Date();
+  await sql.run(
+    'INSERT INTO customers (id, organization_id, livemode, name, email, external_id, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [id, tenant.organizationId, sql.dialect === 'sqlite' ? 1 : true, 'Bench', 'b@example.com', id, {}, now, now],
+  );
+  return id;
+}
+
+async function start(kind: 'service' | 'baseline', database: BenchDatabase): Promise<Target> {
+  mkdirSync(RESULTS, { recursive: true });
+  return startTarget({
+    kind,
+    databaseUrl: database.url,
+    logFile: join(RESULTS, `usage-${kind}.log`),
+    env: ENV,
+    baselineEntry: kind === 'baseline' ? join(buildBaseline(), '..', 'usage-server.js') : undefined,
+  });
+}
+
+async function ingest(dialect: Dialect): Promise<void> {
+  const database = await createBenchDatabase(dialect);
+  const sql = await database.connect();
+  try {
+    const tenant = await seedTenant(sql, 'Usage bench');
+    const customers: string[] = [];
+    for (let i = 0; i < 100; i++) customers.push(await seedCustomer(sql, tenant));
+    const metricType = tenant.metricIds[0];
+    await sql.run('UPDATE billable_metrics SET aggregation = ?, value_property = ? WHERE id = ?', [
+      'SUM',
+      '$.tokens',
+      metricType,
+    ]);
+    let serial = 0;
+    for (const batch of [100, 1000]) {
+      const rates: Record<string, number[]> = { service: [], baseline: [] };
+      for (let r = 0; r < Number(args.repeats); r++) {
+        const order = r % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
+        for (const kind of order) {
+          const target = await start(kind, database);
+          try {
+            const result = await runLoad({
+              url: target.url,
+              connections: Number(args.connections),
+              durationSeconds: Number(args.duration),
+              expectStatus: 202,
+              next: () => {
+                const events = Array.from({ length: batch }, (_, i) => ({
+                  idempotencyKey: `k${++serial}`,
+                  type: i % 2 === 0 ? metricType : 'api.call',
+                  customerId: customers[serial % customers.length],
+                  data: { tokens: String((serial % 1000) + 0.25), model: 'small' },
+                }));
+                return {
+                  method: 'POST',
+                  path: '/v0/usageEvents',
+                  headers: {
+                    authorization: `Bearer ${tenant.apiKey}`,
+                    'content-type': 'application/json',
+                  },
+                  body: JSON.stringify({ events }),
+                };
+              },
+            });
+            if (result.errors > 0) throw new Error(`${kind}: ${JSON.stringify(result.statusCodes)}`);
+            rates[kind].push(result.rps * batch);
+            await target.waitIdle();
+          } finally {
+            await target.stop();
+          }
+        }
+      }
+      const service = median(rates.service);
+      const baseline = median(rates.baseline);
+      say(
+        `| ${dialect} | ${batch} | ${Math.round(service)} | ${Math.round(baseline)} | ` +
+          `${(service / baseline).toFixed(2)} ${service / baseline >= 0.5 ? '✓' : '✗'} | ${load()} |`,
+      );
+    }
+  } finally {
+    await sql.close();
+    await database.drop();
+  }
+}
+
+/** `count` events of other customers (or of `customerId`), spread over `from` + `spanMs`. */
+async function bulkEvents(
+  sql: SqlClient,
+  tenant: Tenant,
+  type: string,
+  count: number,
+  customer: string | null,
+  from: number,
+  spanMs: number,
+  prefix: string,
+): Promise<void> {
+  const pg = sql.dialect === 'postgres';
+  const step = Math.max(1, Math.floor(spanMs / count));
+  const who = customer === null ? `'cus_other' || (n % 1000)` : '?';
+  const params = [tenant.organizationId, ...(customer === null ? [] : [customer]), type, from, step];
+  // One INSERT … SELECT over a generated series, in chunks of a million rows.
+  for (let done = 0; done < count; done += 1_000_000) {
+    const last = Math.min(count, done + 1_000_000);
+    const series = pg
+      ? `generate_series(${done + 1}, ${last}) AS g(n)`
+      : `(WITH RECURSIVE s(n) AS (SELECT ${done + 1} UNION ALL SELECT n + 1 FROM s WHERE n < ${last}) SELECT n FROM s) AS g`;
+    const at = pg
+      ? `to_timestamp((?::bigint + n::bigint * ?::bigint) / 1000.0)`
+      : `strftime('%Y-%m-%d %H:%M:%f', (? + n * ?) / 1000.0, 'unixepoch')`;
+    const data = pg
+      ? `json_build_object('v', ((n % 1000) || '.123456789012'))`
+      : `json_object('v', ((n % 1000) || '.123456789012'))`;
+    await sql.run(
+      `INSERT INTO usage_events (id, organization_id, livemode, idempotency_key, customer_id, type, "timestamp", data, created_at) ` +
+        `SELECT '${prefix}' || n, ?, ${pg ? 'true' : '1'}, '${prefix}' || n, ${who}, ?, ${at}, ${data}, ${pg ? 'now()' : "'2026-01-01 00:00:00.000'"} FROM ${series}`,
+      params,
+    );
+  }
+}
+
+async function meter(dialect: Dialect): Promise<void> {
+  const database = await createBenchDatabase(dialect);
+  const sql = await database.connect();
+  try {
+    const tenant = await seedTenant(sql, 'Meter bench');
+    const customer = await seedCustomer(sql, tenant);
+    const metric = tenant.metricIds[0];
+    await sql.run('UPDATE billable_metrics SET aggregation = ?, value_property = ? WHERE id = ?', [
+      'SUM',
+      '$.v',
+      metric,
+    ]);
+    const month = Math.floor((Date.now() - 40 * DAY) / DAY) * DAY;
+    await bulkEvents(sql, tenant, metric, 100_000, customer, month, 30 * DAY, 'uev_mine');
+    const others = Number(args.others);
+    let stored = 0;
+    for (const total of [10_000, others]) {
+      const t0 = Date.now();
+      await bulkEvents(sql, tenant, metric, total - stored, null, month - 60 * DAY, 120 * DAY, `uev_o${total}_`);
+      stored = total;
+      if (dialect === 'postgres') await sql.run('ANALYZE usage_events');
+      const seeded = ((Date.now() - t0) / 1000).toFixed(0);
+      const target = await start('service', database);
+      try {
+        const url = `${target.url}/v0/billableMetrics/${metric}/meter?customerId=${customer}&from=${new Date(month).toISOString()}&to=${new Date(month + 30 * DAY).toISOString()}`;
+        const times: number[] = [];
+        let body = '';
+        for (let i = 0; i < 6; i++) {
+          const t = performance.now();
+          const res = await fetch(url, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+          body = await res.text();
+          if (res.status !== 200) throw new Error(body);
+          if (i > 0) times.push(performance.now() - t);
+        }
+        say(
+          `| ${dialect} | ${total.toLocaleString('en')} | ${median(times).toFixed(0)} ms | ` +
+            `${(JSON.parse(body) as { totalValue: string }).totalValue} | ${seeded} s | ${load()} |`,
+        );
+      } finally {
+        await target.stop();
+      }
+    }
+  } finally {
+    await sql.close();
+    await database.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const machine = describeMachine();
+  say(`Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; load at start ${machine.load}.`);
+  const dialects = args.db.split(',') as Dialect[];
+  const parts = args.parts.split(',');
+  if (parts.includes('ingest')) {
+    say('\n| Database | Batch | Service events/s | Baseline events/s | Ratio (≥ 0.5) | Load (1, 5, 15 min) |');
+    say('| --- | --- | --- | --- | --- | --- |');
+    for (const dialect of dialects) await ingest(dialect);
+  }
+  if (parts.includes('meter')) {
+    say('\n| Database | Other events stored | Meter (median of 5) | totalValue | Seeding | Load |');
+    say('| --- | --- | --- | --- | --- | --- |');
+    for (const dialect of dialects) await meter(dialect);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
