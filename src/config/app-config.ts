@@ -56,6 +56,11 @@ export interface AppConfig {
   events: EventsConfig;
   webhooks: WebhooksConfig;
   verification: VerificationConfig;
+  /**
+   * INVOICE_GRACE_SECONDS (default 3600): how long after a period's end its draft invoice waits for
+   * late usage before it is issued (docs/api.md §5.12).
+   */
+  invoiceGraceSeconds: number;
 }
 
 /** Events (docs/api.md §5.6). */
@@ -520,6 +525,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     events,
     webhooks,
     verification,
+    invoiceGraceSeconds: parseInteger(
+      problems,
+      'INVOICE_GRACE_SECONDS',
+      env.INVOICE_GRACE_SECONDS,
+      3600,
+      0,
+      31_536_000,
+    ),
   };
 }
 

@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig, DEFAULT_DISPATCHER_POOL_SIZE } from '../config/a
 import { DatabaseChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 import { Database } from './database';
+import { LeasePoller } from './lease-poller';
 import { MaintenanceCheck } from './maintenance-check';
 import { SqliteCheckpointer } from './sqlite-checkpointer';
 
@@ -62,8 +63,9 @@ import { SqliteCheckpointer } from './sqlite-checkpointer';
         new SqliteCheckpointer(ds, config.database),
     },
     MaintenanceCheck,
+    LeasePoller,
   ],
-  exports: [Database, DatabaseChangeFeed, SqliteCheckpointer],
+  exports: [Database, DatabaseChangeFeed, SqliteCheckpointer, LeasePoller],
 })
 export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

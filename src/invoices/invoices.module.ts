@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
+import { UsageModule } from '../usage/usage.module';
+import { BillingRun } from './billing-run';
 import { Invoice } from './entities/invoice.entity';
 import { InvoiceLine } from './entities/invoice-line.entity';
 import { InvoiceNumber } from './entities/invoice-number.entity';
@@ -10,9 +12,13 @@ import { InvoicesService } from './invoices.service';
 
 /** Invoices (docs/api.md §5.12): storage, numbers, status moves, the PDF, and the billing run. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Invoice, InvoiceLine, InvoiceNumber]), EventsModule],
+  imports: [
+    TypeOrmModule.forFeature([Invoice, InvoiceLine, InvoiceNumber]),
+    EventsModule,
+    UsageModule,
+  ],
   controllers: [InvoicesController],
-  providers: [InvoicesRepository, InvoicesService],
-  exports: [InvoicesService],
+  providers: [InvoicesRepository, InvoicesService, BillingRun],
+  exports: [InvoicesService, BillingRun],
 })
 export class InvoicesModule {}

@@ -241,6 +241,25 @@ export class InvoicesService {
     return true;
   }
 
+  /** The totals of computed lines under `terms` (subtotal, tax, total), for the upcoming invoice. */
+  totalsOf(
+    lines: DraftLine[],
+    terms: { currency: string; tax: { behavior: 'exclusive' | 'inclusive'; rate: string } },
+  ) {
+    const totals = invoiceTotals(
+      lines.map((l) => l.amount),
+      terms.tax,
+      terms.currency,
+    );
+    return {
+      subtotal: totals.subtotal,
+      taxBehavior: terms.tax.behavior,
+      taxRate: terms.tax.rate,
+      taxAmount: totals.tax.amount,
+      total: totals.total,
+    };
+  }
+
   private linesOf(invoiceId: string, lines: DraftLine[]): InvoiceLine[] {
     return lines.map((line, position) => ({
       id: newId(ID_PREFIXES.invoiceLine),

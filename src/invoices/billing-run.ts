@@ -1,0 +1,421 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { EntityManager, In } from 'typeorm';
+import { BillableMetric } from '../catalog/entities/billable-metric.entity';
+import { Tenant } from '../common/tenant';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Customer } from '../customers/entities/customer.entity';
+import { TestClock } from '../customers/entities/test-clock.entity';
+import { Database } from '../database/database';
+import { LeaseJobHandle, LeasePoller } from '../database/lease-poller';
+import { Plan } from '../plans/entities/plan.entity';
+import { Price } from '../plans/entities/price.entity';
+// The one aggregation of usage, which the usage module exports for the invoices (docs/api.md §5.11).
+// eslint-disable-next-line no-restricted-imports
+import { UsageAggregator } from '../usage/usage-aggregator';
+import { ChargedPrice, Decimal, chargeFor, fixedFeeLineAmount, lineAmount } from './charging';
+import { InvoiceResponse, toInvoiceResponse } from './dto/invoice.response';
+import { BilledCustomer, Invoice } from './entities/invoice.entity';
+import { InvoiceLine } from './entities/invoice-line.entity';
+import { InvoicesRepository } from './invoices.repository';
+import { DraftInvoice, DraftLine, InvoicesService } from './invoices.service';
+
+/**
+ * A period that closed (docs/api.md §5.10): at its end, or early by a termination or a plan change
+ * (`billedEnd` before `period.end`). The subscriptions module hands it to `BillingRun.periodClosed`
+ * in the transaction that closes it.
+ */
+export interface ClosedPeriod {
+  tenant: Tenant;
+  subscriptionId: string;
+  customerId: string;
+  planId: string;
+  /** The whole period [start, end) as the anchor makes it. */
+  period: { start: Date; end: Date };
+  /** The end of the part billed: period.end, or the instant of a termination or plan change. */
+  billedEnd: Date;
+}
+
+/** One price as an invoice applies it: its own copy (docs/api.md §5.4). */
+interface AppliedPrice {
+  priceId: string;
+  billableMetricId: string;
+  description: string;
+  model: string;
+  properties: object;
+}
+
+/** The plan's terms a period is billed with. */
+interface Terms {
+  currency: string;
+  tax: { behavior: 'exclusive' | 'inclusive'; rate: string };
+  fixedFee: { description: string; amount: string } | null;
+  prices: AppliedPrice[];
+}
+
+const ISSUE_JOB = { intervalMs: 1000, concurrency: 8, leaseMs: 60_000 };
+
+/**
+ * The billing run (docs/api.md §5.12): a draft at each period's close, recomputed with the usage
+ * stored until it is issued at the end of its grace (by the lease poller, or by a test clock's
+ * advance on clock time), late usage as `lateUsage` lines, and the upcoming invoice computed by
+ * the same code. Every invoice's lines come from `linesFor`.
+ */
+@Injectable()
+export class BillingRun implements OnApplicationBootstrap {
+  private issueJob?: LeaseJobHandle;
+
+  constructor(
+    private readonly db: Database,
+    private readonly invoices: InvoicesService,
+    private readonly repository: InvoicesRepository,
+    private readonly usage: UsageAggregator,
+    private readonly poller: LeasePoller,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.invoices.useRecompute((m, invoice) => this.recompute(m, invoice));
+    this.issueJob = this.poller.register<Invoice>({
+      name: 'invoice-issue',
+      ...ISSUE_JOB,
+      claim: (m, now, limit, leaseUntil) =>
+        this.repository.claimDueDrafts(m, now, limit, leaseUntil),
+      run: (invoice) =>
+        this.db.transaction(async (m) => {
+          const tenant = { organizationId: invoice.organizationId, livemode: invoice.livemode };
+          await this.invoices.issueDue(m, tenant, invoice.id, new Date());
+        }),
+    });
+  }
+
+  /**
+   * The port the subscriptions module calls, in its transaction, when a period closes: the
+   * period's draft is saved (or recomputed, if a run reached it already), with the late usage of
+   * earlier periods. Idempotent: the unique (subscription, period start) keeps it to one invoice.
+   */
+  async periodClosed(m: EntityManager, closed: ClosedPeriod): Promise<Invoice> {
+    const terms = await this.termsOf(m, closed.planId);
+    const customer = await this.customerOf(m, closed.customerId);
+    const lines = await this.linesFor(m, closed, terms, closed.billedEnd);
+    const draft: DraftInvoice = {
+      tenant: closed.tenant,
+      customerId: closed.customerId,
+      subscriptionId: closed.subscriptionId,
+      planId: closed.planId,
+      currency: terms.currency,
+      periodStart: closed.period.start,
+      periodEnd: closed.billedEnd,
+      tax: terms.tax,
+      customer: customer.billed,
+      testClockId: customer.testClockId,
+      graceEndsAt: new Date(closed.billedEnd.getTime() + this.config.invoiceGraceSeconds * 1000),
+      lines,
+    };
+    const invoice = await this.invoices.saveDraft(m, draft);
+    if (invoice.issueDueAt !== null && invoice.issueDueAt <= new Date()) this.issueJob?.wake();
+    return invoice;
+  }
+
+  /**
+   * The invoice of the current period as it would be issued at its end with the usage stored now
+   * (docs/api.md §5.12 "Preview equals invoice"): the same `linesFor` as the real one.
+   */
+  async upcoming(m: EntityManager, closed: ClosedPeriod): Promise<InvoiceResponse> {
+    const terms = await this.termsOf(m, closed.planId);
+    const lines = await this.linesFor(m, closed, terms, closed.billedEnd);
+    const totalsOf = this.invoices.totalsOf(lines, terms);
+    const now = new Date(0);
+    const invoice: Invoice = {
+      id: '',
+      organizationId: closed.tenant.organizationId,
+      livemode: closed.tenant.livemode,
+      customerId: closed.customerId,
+      subscriptionId: closed.subscriptionId,
+      planId: closed.planId,
+      number: null,
+      status: 'draft',
+      currency: terms.currency,
+      periodStart: closed.period.start,
+      periodEnd: closed.billedEnd,
+      ...totalsOf,
+      customer: { name: '', email: '', address: null },
+      testClockId: null,
+      graceEndsAt: now,
+      issueDueAt: null,
+      issuedAt: null,
+      paidAt: null,
+      voidedAt: null,
+      paymentReference: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const view = toInvoiceResponse(
+      invoice,
+      lines.map((line, position) => ({ ...line, id: '', invoiceId: '', position })),
+    );
+    return {
+      ...view,
+      id: null,
+      status: 'upcoming',
+      createdAt: null,
+      updatedAt: null,
+      lines: view.lines.map((line) => ({ ...line, id: null as unknown as string })),
+    };
+  }
+
+  /**
+   * A test clock's advance (docs/api.md §5.9): issues, in the order their grace ends, the drafts
+   * of the clock's customers whose grace ended by `until`, each at that instant on the clock.
+   */
+  async issueDueOnClock(m: EntityManager, testClockId: string, until: Date): Promise<void> {
+    for (const draft of await this.repository.dueDraftsOnClock(m, testClockId, until)) {
+      const tenant = { organizationId: draft.organizationId, livemode: draft.livemode };
+      await this.invoices.issueDue(m, tenant, draft.id, draft.graceEndsAt);
+    }
+  }
+
+  /** Recomputes a draft before it is issued: its period's usage and late usage as stored now. */
+  private async recompute(m: EntityManager, invoice: Invoice): Promise<void> {
+    const lines = await this.repository.lines(m, invoice.id);
+    const prices: AppliedPrice[] = lines
+      .filter((l) => l.type === 'usage' && l.priceId !== null)
+      .map((l) => ({
+        priceId: l.priceId as string,
+        billableMetricId: l.billableMetricId as string,
+        description: l.description,
+        model: l.model as string,
+        properties: l.priceProperties as object,
+      }));
+    const fee = lines.find((l) => l.type === 'fixedFee');
+    const terms: Terms = {
+      currency: invoice.currency,
+      tax: { behavior: invoice.taxBehavior, rate: invoice.taxRate },
+      fixedFee: null,
+      prices,
+    };
+    const closed: ClosedPeriod = {
+      tenant: { organizationId: invoice.organizationId, livemode: invoice.livemode },
+      subscriptionId: invoice.subscriptionId,
+      customerId: invoice.customerId,
+      planId: invoice.planId,
+      period: { start: invoice.periodStart, end: invoice.periodEnd },
+      billedEnd: invoice.periodEnd,
+    };
+    const computed = await this.linesFor(m, closed, terms, invoice.periodEnd, invoice.id);
+    const fixed: DraftLine[] = fee ? [withoutStorage(fee)] : [];
+    await this.invoices.saveDraft(m, {
+      tenant: closed.tenant,
+      customerId: invoice.customerId,
+      subscriptionId: invoice.subscriptionId,
+      planId: invoice.planId,
+      currency: invoice.currency,
+      periodStart: invoice.periodStart,
+      periodEnd: invoice.periodEnd,
+      tax: terms.tax,
+      customer: invoice.customer,
+      testClockId: invoice.testClockId,
+      graceEndsAt: invoice.graceEndsAt,
+      lines: [...fixed, ...computed],
+    });
+  }
+
+  /**
+   * Every line of a period's invoice, in order (docs/api.md §5.12): the fixed fee (prorated to
+   * [period.start, billedEnd)), one usage line per price in the plan's order, then the lateUsage
+   * lines of earlier periods, oldest first. `excludeInvoiceId`: the draft being recomputed.
+   */
+  private async linesFor(
+    m: EntityManager,
+    closed: ClosedPeriod,
+    terms: Terms,
+    billedEnd: Date,
+    excludeInvoiceId?: string,
+  ): Promise<DraftLine[]> {
+    const { start } = closed.period;
+    const lines: DraftLine[] = [];
+    if (terms.fixedFee) {
+      lines.push({
+        type: 'fixedFee',
+        description: terms.fixedFee.description,
+        priceId: null,
+        billableMetricId: null,
+        model: null,
+        priceProperties: null,
+        quantity: null,
+        amount: fixedFeeLineAmount(
+          terms.fixedFee.amount,
+          closed.period,
+          { start, end: billedEnd },
+          terms.currency,
+        ),
+        periodStart: start,
+        periodEnd: billedEnd,
+      });
+    }
+    const metrics = await this.metricsOf(
+      m,
+      terms.prices.map((p) => p.billableMetricId),
+    );
+    for (const price of terms.prices) {
+      const { quantity, amount } = await this.charge(m, closed, price, metrics, start, billedEnd);
+      lines.push({
+        type: 'usage',
+        description: price.description,
+        priceId: price.priceId,
+        billableMetricId: price.billableMetricId,
+        model: price.model,
+        priceProperties: price.properties,
+        quantity,
+        amount: lineAmount(amount, terms.currency),
+        periodStart: start,
+        periodEnd: billedEnd,
+      });
+    }
+    lines.push(...(await this.lateLines(m, closed, terms.currency, start, excludeInvoiceId)));
+    return lines;
+  }
+
+  /**
+   * Late usage (docs/api.md §5.12): for each earlier issued invoice of the subscription and each
+   * price it applied, the charge for all of that period's usage now (with the price as that
+   * invoice applied it) less every amount billed for that period and price so far.
+   */
+  private async lateLines(
+    m: EntityManager,
+    closed: ClosedPeriod,
+    currency: string,
+    before: Date,
+    excludeInvoiceId?: string,
+  ): Promise<DraftLine[]> {
+    const earlier = (await this.repository.ofSubscription(m, closed.subscriptionId)).filter(
+      (i) => i.periodStart < before && i.status !== 'draft' && i.id !== excludeInvoiceId,
+    );
+    if (earlier.length === 0) return [];
+    const all = await this.repository.linesOf(
+      m,
+      (await this.repository.ofSubscription(m, closed.subscriptionId))
+        .filter((i) => i.id !== excludeInvoiceId && i.status !== 'void')
+        .map((i) => i.id),
+    );
+    const billed = [...all.values()].flat();
+    const metrics = await this.metricsOf(
+      m,
+      billed.filter((l) => l.billableMetricId).map((l) => l.billableMetricId as string),
+    );
+    const out: DraftLine[] = [];
+    for (const invoice of earlier.filter((i) => i.status !== 'void')) {
+      for (const line of all.get(invoice.id) ?? []) {
+        if (line.type !== 'usage' || line.priceId === null) continue;
+        const same = billed.filter(
+          (l) =>
+            l.priceId === line.priceId &&
+            l.periodStart.getTime() === line.periodStart.getTime() &&
+            l.type !== 'fixedFee',
+        );
+        const price = appliedOf(line);
+        const now = await this.charge(m, closed, price, metrics, line.periodStart, line.periodEnd);
+        const amount = new Decimal(lineAmount(now.amount, currency)).minus(
+          same.reduce((sum, l) => sum.plus(l.amount), new Decimal(0)),
+        );
+        const quantity = new Decimal(now.quantity).minus(
+          same.reduce((sum, l) => sum.plus(l.quantity ?? '0'), new Decimal(0)),
+        );
+        if (amount.isZero() && quantity.isZero()) continue;
+        out.push({
+          type: 'lateUsage',
+          description: line.description,
+          priceId: line.priceId,
+          billableMetricId: line.billableMetricId,
+          model: line.model,
+          priceProperties: line.priceProperties,
+          quantity: quantity.toFixed(),
+          amount: lineAmount(amount, currency),
+          periodStart: line.periodStart,
+          periodEnd: line.periodEnd,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** A price's quantity over [from, to) and its exact charge. */
+  private async charge(
+    m: EntityManager,
+    closed: ClosedPeriod,
+    price: AppliedPrice,
+    metrics: Map<string, BillableMetric>,
+    from: Date,
+    to: Date,
+  ): Promise<{ quantity: string; amount: Decimal }> {
+    const metric = metrics.get(price.billableMetricId);
+    if (!metric) throw new Error(`billable metric ${price.billableMetricId} is missing`);
+    const query = { customerId: closed.customerId, metric, from, to };
+    const quantity = await this.usage.aggregate(m, closed.tenant, query);
+    const charged = { model: price.model, properties: price.properties } as ChargedPrice;
+    const dynamic =
+      price.model === 'dynamic' ? await this.usage.dynamic(m, closed.tenant, query) : undefined;
+    return { quantity, amount: chargeFor(charged, { quantity, dynamic }) };
+  }
+
+  private async metricsOf(m: EntityManager, ids: string[]): Promise<Map<string, BillableMetric>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await m.find(BillableMetric, { where: { id: In(unique) } });
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The plan's terms and prices in the plan's order, each copied as the invoice applies it. */
+  private async termsOf(m: EntityManager, planId: string): Promise<Terms> {
+    const plan = await m.findOneOrFail(Plan, { where: { id: planId } });
+    const prices = await m.find(Price, { where: { planId }, order: { planPosition: 'ASC' } });
+    const fixedFee = (plan as Plan & { fixedFee?: string | null }).fixedFee ?? null;
+    return {
+      currency: plan.currency,
+      tax: { behavior: plan.taxBehavior, rate: plan.taxRate },
+      fixedFee:
+        fixedFee === null ? null : { description: plan.invoiceDisplayName, amount: fixedFee },
+      prices: prices
+        .filter((p) => p.deletedAt === null)
+        .map((p) => ({
+          priceId: p.id,
+          billableMetricId: p.billableMetricId,
+          description: p.invoiceDisplayName,
+          model: p.model,
+          properties: p.properties,
+        })),
+    };
+  }
+
+  private async customerOf(
+    m: EntityManager,
+    id: string,
+  ): Promise<{ billed: BilledCustomer; testClockId: string | null }> {
+    const c = await m.findOneOrFail(Customer, { where: { id } });
+    return {
+      billed: { name: c.name, email: c.email, address: c.address },
+      testClockId: c.testClockId,
+    };
+  }
+
+  /** What time it is for a customer: its test clock's frozenTime, else real time. */
+  async nowFor(m: EntityManager, testClockId: string | null): Promise<Date> {
+    if (testClockId === null) return new Date();
+    const clock = await m.findOne(TestClock, { where: { id: testClockId } });
+    return clock?.frozenTime ?? new Date();
+  }
+}
+
+function appliedOf(line: InvoiceLine): AppliedPrice {
+  return {
+    priceId: line.priceId as string,
+    billableMetricId: line.billableMetricId as string,
+    description: line.description,
+    model: line.model as string,
+    properties: line.priceProperties as object,
+  };
+}
+
+function withoutStorage(line: InvoiceLine): DraftLine {
+  const { id: _id, invoiceId: _invoiceId, position: _position, ...rest } = line;
+  return rest;
+}
