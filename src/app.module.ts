@@ -6,6 +6,7 @@ import { CatalogModule } from './catalog/catalog.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CustomersModule } from './customers/customers.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { ExternalAccountsModule } from './external-accounts/external-accounts.module';
@@ -37,6 +38,7 @@ export class AppModule {
         PlansModule,
         InvoicesModule,
         CustomersModule,
+        SubscriptionsModule,
         ExternalAccountsModule,
         EventsModule,
         WebhooksModule,

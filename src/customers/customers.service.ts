@@ -31,6 +31,7 @@ import { TestClocksRepository } from './test-clocks.repository';
 export { ClockService } from './clock.service';
 export { TestClocksService } from './test-clocks.service';
 export { customerNotFound } from './customers.errors';
+export { AdvanceTestClockDto, TestClockResponse } from './dto/test-clock.dto';
 
 /** The most customers one test clock holds (docs/api.md §5.9). */
 export const TEST_CLOCK_CAPACITY = 100;

@@ -7,6 +7,19 @@ export class PriceInUseError extends ApiError {
   }
 }
 
+/**
+ * 409: a plan with an active or pending subscription keeps its billing terms and its prices
+ * (docs/api.md §5.3, §5.4); its name, invoiceDisplayName and description still change.
+ */
+export class PlanInUseError extends ConflictError {
+  constructor(planId: string, what: string) {
+    super(
+      'PLAN_IN_USE',
+      `Plan ${planId} has active or pending subscriptions, so ${what}: create a new plan and move the subscriptions to it (PATCH /v0/subscriptions/{id} with planId)`,
+    );
+  }
+}
+
 /** 409: a deleted plan no longer changes. */
 export class PlanDeletedError extends ConflictError {
   constructor(id: string) {

@@ -14,11 +14,13 @@ import { PricesService } from './prices.service';
 
 /**
  * Plans and their prices (docs/api.md §5.3 and §5.4): Plan one-to-many Price. Asks the catalog,
- * through CatalogService, whether a product or a billable metric exists.
+ * through CatalogService, whether a product or a billable metric exists. Exports PlansService:
+ * subscriptions find their plan (`forSubscription`) and keep its freeze (`countSubscriptions`).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price]), CatalogModule, EventsModule],
   controllers: [PlansController, PricesController],
   providers: [PlansRepository, PricesRepository, PlansService, PricesService],
+  exports: [PlansService],
 })
 export class PlansModule {}

@@ -44,6 +44,11 @@ export class PlansRepository {
     await m.update(Plan, { id }, changes);
   }
 
+  /** Adds `delta` to the plan's count of active and pending subscriptions. */
+  async addSubscriptions(m: EntityManager, id: string, delta: number): Promise<void> {
+    await m.increment(Plan, { id }, 'subscriptionCount', delta);
+  }
+
   /** A page of the tenant's plans, newest first, and their total. */
   async page(
     m: EntityManager,

@@ -17,14 +17,23 @@ import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { PlanResponse, toPlanResponse } from './dto/plan.response';
 import { PriceResponse, toPriceResponse } from './dto/price.response';
 import { UpdatePlanDto } from './dto/update-plan.dto';
-import { Plan } from './entities/plan.entity';
+import { BillingInterval, Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
 import { PriceCandidate, assertPricesUsable, checkPriceIdList } from './plan-price-list';
-import { PlanDeletedError, PriceInUseError } from './plans.errors';
+import { PlanDeletedError, PlanInUseError, PriceInUseError } from './plans.errors';
 import { PlansRepository } from './plans.repository';
 import { PricesRepository } from './prices.repository';
 
 type LoadedPrice = Price & PriceCandidate;
+
+/** What a subscription needs of its plan (PlansService.forSubscription). */
+export interface SubscribablePlan {
+  id: string;
+  currency: string;
+  billingInterval: BillingInterval;
+  /** The billable metrics the plan's prices measure (one subscription per metric). */
+  metricIds: string[];
+}
 
 function productNotFound(id: string): ValidationFailedError {
   return ValidationFailedError.field(
@@ -78,6 +87,8 @@ export class PlansService {
         taxBehavior: dto.tax?.behavior ?? 'exclusive',
         taxCode: dto.tax?.code ?? null,
         taxRate: dto.tax?.rate ?? '0',
+        fixedFee: dto.fixedFee ?? null,
+        subscriptionCount: 0,
         createdAt: now,
         updatedAt: now,
         deletedAt: null,
@@ -157,10 +168,12 @@ export class PlansService {
             taxBehavior: dto.tax?.behavior ?? undefined,
             taxCode: dto.tax?.code,
             taxRate: dto.tax?.rate ?? undefined,
+            fixedFee: dto.fixedFee,
           };
           const listChanged =
             priceIds !== undefined &&
             (priceIds.length !== prices.length || priceIds.some((pid, i) => pid !== prices[i].id));
+          assertTermsMayChange(plan, changes, listChanged);
           if (listChanged) {
             // The plan's updatedAt moves with its prices', to the same instant.
             const next = { ...plan, ...withoutUndefined(changes) };
@@ -184,6 +197,7 @@ export class PlansService {
       const prices = await this.prices.ofPlanForWrite(m, plan.id);
       if (plan.deletedAt) return toPlanResponse(plan, prices);
       assertIfMatch(ifMatch, toPlanResponse(plan, prices));
+      if (plan.subscriptionCount > 0) throw new PlanInUseError(plan.id, 'it cannot be deleted');
 
       const now = new Date();
       await this.plans.update(m, plan.id, { deletedAt: now, updatedAt: now });
@@ -329,11 +343,72 @@ export class PlansService {
     return loaded;
   }
 
+  /**
+   * The live plan a subscription names, locked, so that a plan write and a subscription write
+   * take turns (a frozen plan stays frozen): 400 PLAN_NOT_FOUND on `field` when it is not the
+   * tenant's or was deleted. With the billable metrics its prices measure.
+   */
+  async forSubscription(
+    m: EntityManager,
+    tenant: Tenant,
+    id: string,
+    field = 'planId',
+  ): Promise<SubscribablePlan> {
+    const plan = isIdOf(ID_PREFIXES.plan, id) ? await this.plans.find(m, tenant, id, true) : null;
+    if (!plan || plan.deletedAt) {
+      throw ValidationFailedError.field(
+        field,
+        'plan_not_found',
+        `no plan '${id}' in your organization (in this mode), or it was deleted`,
+        'PLAN_NOT_FOUND',
+      );
+    }
+    const prices = await this.prices.ofPlan(m, plan.id);
+    return {
+      id: plan.id,
+      currency: plan.currency,
+      billingInterval: plan.billingInterval,
+      metricIds: prices.map((p) => p.billableMetricId),
+    };
+  }
+
+  /** The billable metrics each plan's prices measure, by plan id. */
+  async metricsOfPlans(m: EntityManager, planIds: string[]): Promise<Map<string, string[]>> {
+    const byPlan = new Map<string, string[]>(planIds.map((id) => [id, []]));
+    if (planIds.length === 0) return byPlan;
+    for (const price of await this.prices.ofPlans(m, planIds)) {
+      byPlan.get(price.planId!)?.push(price.billableMetricId);
+    }
+    return byPlan;
+  }
+
+  /** Adds `delta` to the plan's count of active and pending subscriptions (its freeze). */
+  countSubscriptions(m: EntityManager, planId: string, delta: number): Promise<void> {
+    return this.plans.addSubscriptions(m, planId, delta);
+  }
+
   private async find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<Plan> {
     if (!isIdOf(ID_PREFIXES.plan, id)) throw new NotFoundError('plan', id);
     const plan = await this.plans.find(m, tenant, id, lock);
     if (!plan) throw new NotFoundError('plan', id);
     return plan;
+  }
+}
+
+/** The billing terms of a plan: frozen while it has active or pending subscriptions. */
+const FROZEN_TERMS = ['billingInterval', 'taxBehavior', 'taxCode', 'taxRate', 'fixedFee'] as const;
+
+/** 409 PLAN_IN_USE when a plan in use would change a billing term or its price list. */
+function assertTermsMayChange(plan: Plan, changes: Partial<Plan>, listChanged: boolean): void {
+  if (plan.subscriptionCount === 0) return;
+  const changed = FROZEN_TERMS.filter(
+    (key) => changes[key] !== undefined && changes[key] !== plan[key],
+  );
+  if (listChanged || changed.length > 0) {
+    throw new PlanInUseError(
+      plan.id,
+      'its billingInterval, tax, fixedFee and prices cannot change',
+    );
   }
 }
 

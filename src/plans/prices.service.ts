@@ -5,7 +5,8 @@ import { FieldError, NotFoundError, ValidationFailedError } from '../common/erro
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Database } from '../database/database';
-import { lockedUpdate } from '../database/locked-update';
+import { lockedUpdate, sameValue } from '../database/locked-update';
+import { EntityManager } from 'typeorm';
 import { Tenant } from '../common/tenant';
 import { Caller } from '../events/caller';
 import { EventsService } from '../events/events.service';
@@ -15,7 +16,8 @@ import { PriceResponse, toPriceResponse } from './dto/price.response';
 import { UpdatePriceDto } from './dto/update-price.dto';
 import { Price } from './entities/price.entity';
 import { parsePriceProperties } from './price-properties';
-import { PriceDeletedError, PriceInUseError } from './plans.errors';
+import { PlanInUseError, PriceDeletedError, PriceInUseError } from './plans.errors';
+import { PlansRepository } from './plans.repository';
 import { PricesRepository } from './prices.repository';
 
 function billableMetricNotFound(id: string): FieldError {
@@ -35,6 +37,7 @@ export class PricesService {
   constructor(
     private readonly db: Database,
     private readonly prices: PricesRepository,
+    private readonly plans: PlansRepository,
     private readonly catalog: CatalogService,
     private readonly events: EventsService,
   ) {}
@@ -109,10 +112,18 @@ export class PricesService {
           },
           view: toPriceResponse,
           ifMatch,
-          changes: (price) => {
+          changes: async (price) => {
             if (dto.properties === undefined) return { invoiceDisplayName: dto.invoiceDisplayName };
             const parsed = parsePriceProperties(price.model, dto.properties);
             if (!parsed.ok) throw new ValidationFailedError(parsed.errors);
+            if (!sameValue(parsed.properties, price.properties)) {
+              await this.assertPlanNotInUse(
+                m,
+                caller,
+                price,
+                "its prices' properties cannot change",
+              );
+            }
             return { invoiceDisplayName: dto.invoiceDisplayName, properties: parsed.properties };
           },
           write: (price, changed) => this.prices.update(m, price.id, changed),
@@ -131,6 +142,7 @@ export class PricesService {
       if (!price) throw new NotFoundError('price', id);
       if (price.deletedAt) return;
       assertIfMatch(ifMatch, toPriceResponse(price));
+      await this.assertPlanNotInUse(m, caller, price, 'its prices cannot be deleted');
       if (price.planId !== null) {
         throw new PriceInUseError(
           `Price ${price.id} is in plan ${price.planId}; remove it from the plan (PATCH /v0/plans/${price.planId}) or delete the plan first`,
@@ -141,5 +153,22 @@ export class PricesService {
       const object = toPriceResponse({ ...price, deletedAt: now, updatedAt: now });
       await this.events.record(m, { ...caller, type: 'price.deleted', object });
     }, caller.commit);
+  }
+
+  /**
+   * 409 PLAN_IN_USE when the price's plan has active or pending subscriptions (docs/api.md
+   * §5.3). The plan is locked, so a subscription to it waits for this write, and this one for it.
+   */
+  private async assertPlanNotInUse(
+    m: EntityManager,
+    caller: Caller,
+    price: Price,
+    what: string,
+  ): Promise<void> {
+    if (price.planId === null) return;
+    const plan = await this.plans.find(m, caller.principal, price.planId, true);
+    if (plan && !plan.deletedAt && plan.subscriptionCount > 0) {
+      throw new PlanInUseError(plan.id, what);
+    }
   }
 }

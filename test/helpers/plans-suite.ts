@@ -17,6 +17,7 @@ export const PLAN_KEYS = [
   'merchantId',
   'productId',
   'tax',
+  'fixedFee',
   'prices',
   'createdAt',
   'updatedAt',

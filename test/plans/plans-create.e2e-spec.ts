@@ -57,6 +57,7 @@ describe(`plans (${TEST_DIALECT})`, () => {
         merchantId: tenant.organizationId,
         productId: product.id,
         tax: { behavior: 'exclusive', code: 'txcd_10103001', rate: '8.25' },
+        fixedFee: null,
         prices: [
           {
             id: price.id,

@@ -30,6 +30,7 @@ import { WebhookAttemptsSucceeded1763700015000 } from './portable/1763700015000-
 import { EventsSweptById1763700016000 } from './portable/1763700016000-events-swept-by-id';
 import { EventsPrefixByType1763700017000 } from './portable/1763700017000-events-prefix-by-type';
 import { Customers1764000200000 } from './portable/1764000200000-customers';
+import { Subscriptions1764000210000 } from './portable/1764000210000-subscriptions';
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
 import { UsageEvents1764000300000 as SqliteUsageEvents } from './sqlite/1764000300000-usage-events';
 import { UsageEvents1764000300000 as PostgresUsageEvents } from './postgres/1764000300000-usage-events';
@@ -55,6 +56,7 @@ export const sqliteMigrations = [
   EventsSweptById1763700016000,
   EventsPrefixByType1763700017000,
   Customers1764000200000,
+  Subscriptions1764000210000,
   SqliteUsageEvents,
   SqliteInvoices,
 ];
@@ -78,6 +80,7 @@ export const postgresMigrations = [
   EventsPrefixByType1763700017000,
   EventsDataAsWritten1763700018000,
   Customers1764000200000,
+  Subscriptions1764000210000,
   PostgresUsageEvents,
   PostgresInvoices,
 ];

@@ -4,6 +4,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
 import { IsCurrencyCode } from '../../common/iso';
 import {
+  IsDecimalString,
   IsDescription,
   IsName,
   IsOptionalNotNull,
@@ -81,6 +82,12 @@ export class CreatePlanDto {
   /** Tax settings; keys left out take their defaults. */
   @IsTax()
   tax?: TaxDto;
+
+  /** An amount charged every billing period, in arrears, prorated for a partial period; or null. */
+  @IsOptional()
+  @IsDecimalString()
+  @ApiPropertyOptional({ type: String, nullable: true, example: '49.00' })
+  fixedFee?: string | null;
 
   /**
    * Ids of free prices of your organization, each for a different billable metric of the

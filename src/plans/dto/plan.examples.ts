@@ -77,6 +77,7 @@ export const PLAN_EXAMPLE = {
   merchantId: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG',
   productId: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0PRD',
   tax: { behavior: 'exclusive', code: 'txcd_10103001', rate: '8.25' },
+  fixedFee: null,
   prices: [
     {
       id: 'price_01JD3Y2Q6J8C4N1V9W5X7Z0PRC',

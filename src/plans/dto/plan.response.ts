@@ -62,6 +62,10 @@ export class PlanResponse {
   @ApiProperty({ type: TaxResponse })
   tax: TaxResponse;
 
+  /** An amount charged every billing period, in arrears (a decimal string), or null. */
+  @ApiProperty({ type: String, nullable: true, example: '49.00' })
+  fixedFee: string | null;
+
   /** The plan's prices in full, in the order the plan lists them. */
   @ApiProperty({ type: [PriceResponse] })
   prices: PriceResponse[];
@@ -99,6 +103,7 @@ export function toPlanResponse(plan: Plan, prices: Price[]): PlanResponse {
     merchantId: plan.organizationId,
     productId: plan.productId,
     tax: { behavior: plan.taxBehavior, code: plan.taxCode, rate: plan.taxRate },
+    fixedFee: plan.fixedFee,
     prices: prices.map(toPriceResponse),
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString(),

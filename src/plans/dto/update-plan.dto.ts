@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import {
+  IsDecimalString,
   IsDescription,
   IsName,
   IsOptionalNotNull,
@@ -39,6 +40,12 @@ export class UpdatePlanDto {
   /** Merged key by key: keys left out keep their value; `code: null` clears the code. */
   @IsTax()
   tax?: TaxDto;
+
+  /** An amount charged every billing period, in arrears, prorated for a partial period; null removes it. */
+  @IsOptional()
+  @IsDecimalString()
+  @ApiPropertyOptional({ type: String, nullable: true, example: '49.00' })
+  fixedFee?: string | null;
 
   /**
    * The new full price list, in order, with the same rules as on create. Prices left out go

@@ -81,6 +81,18 @@ export class Plan {
   @Column({ name: 'tax_rate', type: 'varchar', length: 20 })
   taxRate: string;
 
+  /** An amount charged every billing period (docs/api.md §5.4): a decimal string, or null. */
+  @Column({ name: 'fixed_fee', type: 'varchar', length: 40, nullable: true })
+  fixedFee: string | null;
+
+  /**
+   * How many `active` or `pending` subscriptions the plan has, kept by the subscriptions module
+   * in the transaction of each change (PlansService.countSubscriptions). Never shown: while it
+   * is not 0 the plan's billing terms and its prices are frozen (409 PLAN_IN_USE).
+   */
+  @Column({ name: 'subscription_count', type: 'integer', default: 0 })
+  subscriptionCount: number;
+
   @TimestampColumn('created_at')
   createdAt: Date;
 
