@@ -13,7 +13,7 @@ import { ExternalAccountsModule } from './external-accounts/external-accounts.mo
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
-import { InvoicesModule } from './invoices/invoices.module';
+import { InvoiceHooksModule } from './invoices/invoice-hooks';
 import { PlatformModule } from './platform/platform.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { UsageModule } from './usage/usage.module';
@@ -36,7 +36,7 @@ export class AppModule {
         HealthModule,
         CatalogModule,
         PlansModule,
-        InvoicesModule,
+        InvoiceHooksModule,
         CustomersModule,
         SubscriptionsModule,
         ExternalAccountsModule,

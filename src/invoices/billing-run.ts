@@ -1,14 +1,17 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
 import { BillableMetric } from '../catalog/entities/billable-metric.entity';
-import { Tenant } from '../common/tenant';
+import { NotFoundError } from '../common/errors';
+import { ID_PREFIXES, isIdOf } from '../common/ids';
+import { Tenant, ownedBy } from '../common/tenant';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Customer } from '../customers/entities/customer.entity';
-import { TestClock } from '../customers/entities/test-clock.entity';
 import { Database } from '../database/database';
 import { LeaseJobHandle, LeasePoller } from '../database/lease-poller';
 import { Plan } from '../plans/entities/plan.entity';
 import { Price } from '../plans/entities/price.entity';
+import { Subscription } from '../subscriptions/entities/subscription.entity';
+import { nthPeriod } from '../subscriptions/subscriptions.service';
 // The one aggregation of usage, which the usage module exports for the invoices (docs/api.md §5.11).
 // eslint-disable-next-line no-restricted-imports
 import { UsageAggregator } from '../usage/usage-aggregator';
@@ -16,6 +19,7 @@ import { ChargedPrice, Decimal, chargeFor, fixedFeeLineAmount, lineAmount } from
 import { InvoiceResponse, toInvoiceResponse } from './dto/invoice.response';
 import { BilledCustomer, Invoice } from './entities/invoice.entity';
 import { InvoiceLine } from './entities/invoice-line.entity';
+import { NoUpcomingInvoiceError } from './invoices.errors';
 import { InvoicesRepository } from './invoices.repository';
 import { DraftInvoice, DraftLine, InvoicesService } from './invoices.service';
 
@@ -164,6 +168,36 @@ export class BillingRun implements OnApplicationBootstrap {
   }
 
   /**
+   * GET /v0/subscriptions/{id}/upcomingInvoice: the invoice of the subscription's current period
+   * (its first, while pending) as it would be issued at the period's end with the usage stored now.
+   */
+  async upcomingFor(tenant: Tenant, subscriptionId: string): Promise<InvoiceResponse> {
+    if (!isIdOf(ID_PREFIXES.subscription, subscriptionId)) {
+      throw new NotFoundError('subscription', subscriptionId);
+    }
+    return this.db.snapshot(async (m) => {
+      const s = await m.findOne(Subscription, {
+        where: { id: subscriptionId, ...ownedBy(tenant) },
+      });
+      if (!s) throw new NotFoundError('subscription', subscriptionId);
+      if (s.status === 'terminated') throw new NoUpcomingInvoiceError(s.id);
+      const period =
+        s.currentPeriodStart && s.currentPeriodEnd
+          ? { start: s.currentPeriodStart, end: s.currentPeriodEnd }
+          : nthPeriod(s.billingAnchor, s.billingInterval, 0);
+      const billedEnd = s.endingAt && s.endingAt < period.end ? s.endingAt : period.end;
+      return this.upcoming(m, {
+        tenant,
+        subscriptionId: s.id,
+        customerId: s.customerId,
+        planId: s.planId,
+        period: { start: period.start, end: period.end },
+        billedEnd,
+      });
+    });
+  }
+
+  /**
    * A test clock's advance (docs/api.md §5.9): issues, in the order their grace ends, the drafts
    * of the clock's customers whose grace ended by `until`, each at that instant on the clock.
    */
@@ -172,6 +206,12 @@ export class BillingRun implements OnApplicationBootstrap {
       const tenant = { organizationId: draft.organizationId, livemode: draft.livemode };
       await this.invoices.issueDue(m, tenant, draft.id, draft.graceEndsAt);
     }
+  }
+
+  /** When the next draft on a test clock ends its grace (ClockStep.nextDueAt), or null. */
+  async nextGraceEndOnClock(m: EntityManager, testClockId: string): Promise<Date | null> {
+    const [first] = await this.repository.dueDraftsOnClock(m, testClockId, new Date(8.64e15), 1);
+    return first ? first.graceEndsAt : null;
   }
 
   /** Recomputes a draft before it is issued: its period's usage and late usage as stored now. */
@@ -368,7 +408,7 @@ export class BillingRun implements OnApplicationBootstrap {
   private async termsOf(m: EntityManager, planId: string): Promise<Terms> {
     const plan = await m.findOneOrFail(Plan, { where: { id: planId } });
     const prices = await m.find(Price, { where: { planId }, order: { planPosition: 'ASC' } });
-    const fixedFee = (plan as Plan & { fixedFee?: string | null }).fixedFee ?? null;
+    const fixedFee = plan.fixedFee;
     return {
       currency: plan.currency,
       tax: { behavior: plan.taxBehavior, rate: plan.taxRate },
@@ -395,13 +435,6 @@ export class BillingRun implements OnApplicationBootstrap {
       billed: { name: c.name, email: c.email, address: c.address },
       testClockId: c.testClockId,
     };
-  }
-
-  /** What time it is for a customer: its test clock's frozenTime, else real time. */
-  async nowFor(m: EntityManager, testClockId: string | null): Promise<Date> {
-    if (testClockId === null) return new Date();
-    const clock = await m.findOne(TestClock, { where: { id: testClockId } });
-    return clock?.frozenTime ?? new Date();
   }
 }
 

@@ -10,3 +10,13 @@ export class InvalidStatusTransitionError extends ConflictError {
     );
   }
 }
+
+/** 409: a terminated subscription has no upcoming invoice. */
+export class NoUpcomingInvoiceError extends ConflictError {
+  constructor(id: string) {
+    super(
+      'SUBSCRIPTION_TERMINATED',
+      `Subscription ${id} is terminated: it has no upcoming invoice; its invoices are listed at GET /v0/invoices?subscriptionId=${id}`,
+    );
+  }
+}

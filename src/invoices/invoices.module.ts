@@ -7,6 +7,7 @@ import { Invoice } from './entities/invoice.entity';
 import { InvoiceLine } from './entities/invoice-line.entity';
 import { InvoiceNumber } from './entities/invoice-number.entity';
 import { InvoicesController } from './invoices.controller';
+import { UpcomingInvoiceController } from './upcoming-invoice.controller';
 import { InvoicesRepository } from './invoices.repository';
 import { InvoicesService } from './invoices.service';
 
@@ -17,7 +18,7 @@ import { InvoicesService } from './invoices.service';
     EventsModule,
     UsageModule,
   ],
-  controllers: [InvoicesController],
+  controllers: [InvoicesController, UpcomingInvoiceController],
   providers: [InvoicesRepository, InvoicesService, BillingRun],
   exports: [InvoicesService, BillingRun],
 })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, LessThanOrEqual } from 'typeorm';
 import { Organization } from '../auth/entities/organization.entity';
 import { Tenant, ownedBy } from '../common/tenant';
+import { TestClock } from '../customers/entities/test-clock.entity';
 import { Database } from '../database/database';
 import { claimLock } from '../database/lease-poller';
 import { Invoice, InvoiceStatus } from './entities/invoice.entity';
@@ -115,6 +116,13 @@ export class InvoicesRepository {
     return next;
   }
 
+  /** What time it is for an invoice's customer: its test clock's frozenTime, else real time. */
+  async customerNow(m: EntityManager, testClockId: string | null): Promise<Date> {
+    if (testClockId === null) return new Date();
+    const clock = await m.findOne(TestClock, { where: { id: testClockId } });
+    return clock?.frozenTime ?? new Date();
+  }
+
   /** The organization's name, for the document. */
   async organizationName(m: EntityManager, organizationId: string): Promise<string> {
     const org = await m.findOne(Organization, { where: { id: organizationId } });
@@ -146,10 +154,16 @@ export class InvoicesRepository {
   }
 
   /** The drafts on a test clock whose grace has ended by `now`, in the order they end. */
-  dueDraftsOnClock(m: EntityManager, testClockId: string, now: Date): Promise<Invoice[]> {
+  dueDraftsOnClock(
+    m: EntityManager,
+    testClockId: string,
+    now: Date,
+    limit?: number,
+  ): Promise<Invoice[]> {
     return m.find(Invoice, {
       where: { testClockId, status: 'draft', graceEndsAt: LessThanOrEqual(now) },
       order: { graceEndsAt: 'ASC', id: 'ASC' },
+      take: limit,
     });
   }
 }

@@ -98,18 +98,20 @@ export class InvoicesService {
   }
 
   /** Issues a draft now, with the usage stored now, instead of at the end of its grace. */
-  finalize(caller: Caller, id: string, now?: Date): Promise<InvoiceResponse> {
+  finalize(caller: Caller, id: string): Promise<InvoiceResponse> {
     return this.move(caller, id, 'issued', async (m, invoice) => {
-      await this.issueLocked(m, invoice, now ?? new Date(), caller);
+      const now = await this.invoices.customerNow(m, invoice.testClockId);
+      await this.issueLocked(m, invoice, now, caller);
     });
   }
 
-  pay(caller: Caller, id: string, dto: PayInvoiceDto, now?: Date): Promise<InvoiceResponse> {
+  pay(caller: Caller, id: string, dto: PayInvoiceDto): Promise<InvoiceResponse> {
     return this.move(caller, id, 'paid', async (m, invoice) => {
       const at = new Date();
+      const now = await this.invoices.customerNow(m, invoice.testClockId);
       await this.invoices.update(m, invoice.id, {
         status: 'paid',
-        paidAt: dto.paidAt ? new Date(dto.paidAt) : (now ?? at),
+        paidAt: dto.paidAt ? new Date(dto.paidAt) : now,
         paymentReference: dto.reference ?? null,
         updatedAt: at,
       });
@@ -117,12 +119,12 @@ export class InvoicesService {
     });
   }
 
-  void(caller: Caller, id: string, now?: Date): Promise<InvoiceResponse> {
+  void(caller: Caller, id: string): Promise<InvoiceResponse> {
     return this.move(caller, id, 'void', async (m, invoice) => {
       const at = new Date();
       await this.invoices.update(m, invoice.id, {
         status: 'void',
-        voidedAt: now ?? at,
+        voidedAt: await this.invoices.customerNow(m, invoice.testClockId),
         issueDueAt: null,
         updatedAt: at,
       });
