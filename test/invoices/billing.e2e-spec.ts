@@ -246,3 +246,61 @@ describe(`the billing run (${TEST_DIALECT})`, () => {
     expectErrorEnvelope(await upcoming('nope'), 404, 'not_found');
   });
 });
+
+/** Real time: no clock; the lease poller issues each draft once its grace has ended. */
+describe(`the billing run in real time (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let live: TestTenant;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    live = await t.createTenant('Realtime Co');
+  });
+  afterAll(() => t.close());
+
+  /** Reads until `done` holds, for background work (at most `tries` reads, 200 ms apart). */
+  const eventually = async <T>(read: () => Promise<T>, done: (v: T) => boolean, tries = 150) => {
+    let value = await read();
+    for (let i = 0; i < tries && !done(value); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      value = await read();
+    }
+    return value;
+  };
+
+  it('invoices the periods of a backdated subscription that already ended, and issues them after their grace, numbered in order', async () => {
+    const product = await t.http().post('/v0/products').set(live.auth).send({ name: 'API' });
+    const plan = await createPlan(t, live, product.body.id, {
+      name: 'Weekly',
+      billingInterval: 'weekly',
+      fixedFee: '7',
+    });
+    const customer = await createCustomer(t, live);
+    const startedAt = new Date(Date.now() - 15 * 86_400_000).toISOString();
+    const sub = await t
+      .http()
+      .post('/v0/subscriptions')
+      .set(live.auth)
+      .send({ customerId: customer.id, planId: plan.id, startedAt })
+      .expect(201);
+    const list = () =>
+      t
+        .http()
+        .get(`/v0/invoices?subscriptionId=${sub.body.id}`)
+        .set(live.auth)
+        .then((r) => r.body.data as any[]);
+    const invoices = await eventually(
+      list,
+      (data) => data.length === 2 && data.every((i) => i.status === 'issued'),
+    );
+    expect(invoices.map((i) => i.status)).toEqual(['issued', 'issued']);
+    const [second, first] = invoices;
+    expect(first.periodStart).toBe(startedAt);
+    expect(first.periodEnd).toBe(second.periodStart);
+    expect([first.number, second.number]).toEqual(['INV-000001', 'INV-000002']);
+    expect(first.lines).toEqual([
+      expect.objectContaining({ type: 'fixedFee', description: 'Weekly', amount: '7.00' }),
+    ]);
+    expect(first.total).toBe('7.00');
+  });
+});
