@@ -36,7 +36,6 @@ export class AppModule {
         HealthModule,
         CatalogModule,
         PlansModule,
-        InvoiceHooksModule,
         CustomersModule,
         SubscriptionsModule,
         ExternalAccountsModule,
@@ -44,6 +43,8 @@ export class AppModule {
         WebhooksModule,
         UsageModule,
         ...extraModules,
+        // Last: a suite's own PERIOD_CLOSER and CLOCK_STEPS (an extra @Global() module) come first.
+        InvoiceHooksModule,
       ],
     };
   }

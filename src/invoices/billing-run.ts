@@ -217,21 +217,20 @@ export class BillingRun implements OnApplicationBootstrap {
   /** Recomputes a draft before it is issued: its period's usage and late usage as stored now. */
   private async recompute(m: EntityManager, invoice: Invoice): Promise<void> {
     const lines = await this.repository.lines(m, invoice.id);
-    const prices: AppliedPrice[] = lines
-      .filter((l) => l.type === 'usage' && l.priceId !== null)
-      .map((l) => ({
-        priceId: l.priceId as string,
-        billableMetricId: l.billableMetricId as string,
-        description: l.description,
-        model: l.model as string,
-        properties: l.priceProperties as object,
-      }));
-    const fee = lines.find((l) => l.type === 'fixedFee');
+    const usageLines = lines.filter((l) => l.type === 'usage');
+    const metrics = await this.metricsOf(
+      m,
+      usageLines.map((l) => l.billableMetricId).filter((id): id is string => id !== null),
+    );
+    // A line is recomputed from its own copy of its price. One whose metric is not stored (an
+    // invoice written without one, as the suites' factory does) keeps what it holds.
+    const recomputable = (l: InvoiceLine) =>
+      l.priceId !== null && l.billableMetricId !== null && metrics.has(l.billableMetricId);
     const terms: Terms = {
       currency: invoice.currency,
       tax: { behavior: invoice.taxBehavior, rate: invoice.taxRate },
       fixedFee: null,
-      prices,
+      prices: usageLines.filter(recomputable).map(appliedOf),
     };
     const closed: ClosedPeriod = {
       tenant: { organizationId: invoice.organizationId, livemode: invoice.livemode },
@@ -242,7 +241,14 @@ export class BillingRun implements OnApplicationBootstrap {
       billedEnd: invoice.periodEnd,
     };
     const computed = await this.linesFor(m, closed, terms, invoice.periodEnd, invoice.id);
-    const fixed: DraftLine[] = fee ? [withoutStorage(fee)] : [];
+    const byPrice = new Map(
+      computed.filter((l) => l.type === 'usage').map((l) => [l.priceId, l] as const),
+    );
+    const fee = lines.filter((l) => l.type === 'fixedFee').map(withoutStorage);
+    const usage = usageLines.map((l) =>
+      recomputable(l) ? (byPrice.get(l.priceId) ?? withoutStorage(l)) : withoutStorage(l),
+    );
+    const late = computed.filter((l) => l.type === 'lateUsage');
     await this.invoices.saveDraft(m, {
       tenant: closed.tenant,
       customerId: invoice.customerId,
@@ -255,7 +261,7 @@ export class BillingRun implements OnApplicationBootstrap {
       customer: invoice.customer,
       testClockId: invoice.testClockId,
       graceEndsAt: invoice.graceEndsAt,
-      lines: [...fixed, ...computed],
+      lines: [...fee, ...usage, ...late],
     });
   }
 
