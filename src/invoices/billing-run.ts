@@ -163,7 +163,7 @@ export class BillingRun implements OnApplicationBootstrap {
       status: 'upcoming',
       createdAt: null,
       updatedAt: null,
-      lines: view.lines.map((line) => ({ ...line, id: null as unknown as string })),
+      lines: view.lines.map((line) => ({ ...line, id: null })),
     };
   }
 

@@ -6,8 +6,9 @@ import { INVOICE_LINE_TYPES, InvoiceLine, InvoiceLineType } from '../entities/in
 const MONEY = { example: '12.30', description: 'With exactly the currency’s minor-unit digits.' };
 
 export class InvoiceLineResponse {
-  @ApiProperty({ example: 'il_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
-  id: string;
+  /** Null on an upcoming invoice (a preview). */
+  @ApiProperty({ type: String, nullable: true, example: 'il_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  id: string | null;
 
   /** `fixedFee`, `usage`, or `lateUsage` (usage of an earlier period that arrived after its invoice). */
   @ApiProperty({ enum: INVOICE_LINE_TYPES })
