@@ -9,6 +9,7 @@
  *   TEST_DATABASE=postgres npx ts-node --transpile-only bench/invoices.ts
  */
 import { parseArgs } from 'node:util';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from '../src/common/ids';
 import { Customer } from '../src/customers/entities/customer.entity';
 import { BillingRun } from '../src/invoices/billing-run';
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
     const customers: string[] = [];
     for (let c = 0; c < N; c += CHUNK) {
       const rows: Customer[] = [];
-      const events: UsageEvent[] = [];
+      const events: QueryDeepPartialEntity<UsageEvent>[] = [];
       for (let i = c; i < Math.min(N, c + CHUNK); i++) {
         const id = newId('cus');
         customers.push(id);

@@ -75,7 +75,7 @@ export class CustomersController {
   @ApiOkResponse({ type: DeletedResponse, description: 'The customer was deleted' })
   @ApiNotFound('customer')
   @ApiDeleteCustomerErrors()
-  remove(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    return this.customers.remove(caller, id);
+  remove(@CurrentCaller() caller: Caller, @Param('id') id: string, @IfMatch() ifMatch?: string) {
+    return this.customers.remove(caller, id, ifMatch);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { assertIfMatch } from '../common/etag';
 import { NotFoundError } from '../common/errors';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
@@ -145,10 +146,11 @@ export class CustomersService {
   }
 
   /** Deletes a customer without active or pending subscriptions (409 otherwise). */
-  async remove(caller: Caller, id: string): Promise<DeletedResponse> {
+  async remove(caller: Caller, id: string, ifMatch?: string): Promise<DeletedResponse> {
     const tenant = caller.principal;
     return this.db.transaction(async (m) => {
       const customer = await this.find(m, tenant, id, true);
+      assertIfMatch(ifMatch, toCustomerResponse(customer));
       if (customer.subscriptionCount > 0) throw new CustomerHasSubscriptionsError(customer.id);
       const now = new Date();
       await this.customers.update(m, customer.id, { deletedAt: now, updatedAt: now });

@@ -17,7 +17,10 @@ import { TestClocksRepository } from './test-clocks.repository';
 /** How far one advance may move a clock: two years (docs/api.md §5.9). */
 export const MAX_ADVANCE_MONTHS = 24;
 
-/** A live key on a test-clock route: the routes do not exist in live mode (404). */
+/**
+ * A live key on a test-clock collection route: the routes do not exist in live mode (404). On a
+ * clock's own routes a live key gets what a missing clock gets.
+ */
 function liveMode(): ApiError {
   return new ApiError('not_found', 'Test clocks exist in test mode only: use a test-mode API key', {
     code: 'ROUTE_NOT_FOUND',
@@ -58,7 +61,7 @@ export class TestClocksService {
   }
 
   async get(tenant: Tenant, id: string): Promise<TestClockResponse> {
-    if (tenant.livemode) throw liveMode();
+    if (tenant.livemode) throw new NotFoundError('testClock', id);
     return toTestClockResponse(await this.db.read((m) => this.find(m, tenant, id)));
   }
 
@@ -71,7 +74,7 @@ export class TestClocksService {
   /** Deletes a clock without customers (409 TEST_CLOCK_IN_USE otherwise). */
   async remove(caller: Caller, id: string): Promise<DeletedResponse> {
     const tenant = caller.principal;
-    if (tenant.livemode) throw liveMode();
+    if (tenant.livemode) throw new NotFoundError('testClock', id);
     return this.db.transaction(async (m) => {
       const clock = await this.find(m, tenant, id, true);
       if ((await this.customers.countOnClock(m, clock.id)) > 0) {
@@ -88,7 +91,7 @@ export class TestClocksService {
    * not later than its time or more than two years after it.
    */
   async lockForAdvance(m: EntityManager, tenant: Tenant, id: string, to: Date): Promise<TestClock> {
-    if (tenant.livemode) throw liveMode();
+    if (tenant.livemode) throw new NotFoundError('testClock', id);
     const clock = await this.find(m, tenant, id, true);
     if (to.getTime() <= clock.frozenTime.getTime()) {
       throw ValidationFailedError.field(

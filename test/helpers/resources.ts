@@ -104,6 +104,34 @@ export const RESOURCES: ResourceKind[] = [
     event: 'externalBankAccount',
   },
   {
+    name: 'customer',
+    path: '/v0/customers',
+    createBody: () => Promise.resolve({ name: 'Jane Cooper', email: 'jane@example.com' }),
+    change: { name: 'Renamed' },
+    deletable: true,
+    event: 'customer',
+  },
+  {
+    name: 'subscription',
+    path: '/v0/subscriptions',
+    async createBody(t, tenant) {
+      const { id: customerId } = await createVia(t, tenant, '/v0/customers', {
+        name: 'Jane Cooper',
+        email: 'jane@example.com',
+      });
+      const { id: productId } = await product(t, tenant);
+      const { id: planId } = await createVia(t, tenant, '/v0/plans', {
+        name: 'Pro',
+        productId,
+        billingInterval: 'monthly',
+      });
+      return { customerId, planId };
+    },
+    change: { metadata: { seats: 12 } },
+    deletable: false,
+    event: 'subscription',
+  },
+  {
     name: 'webhook endpoint',
     path: '/v0/webhookEndpoints',
     // A public address written as one (nothing to resolve), subscribed to an event these suites

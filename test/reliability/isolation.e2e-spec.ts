@@ -29,6 +29,61 @@ import { TestApp } from '../helpers/test-app';
  */
 const WEBHOOK_ENDPOINT = { url: 'https://93.184.216.34/hooks', enabledEvents: ['*'] };
 
+/** What a tenant bills with: a customer (on a test clock in test mode) subscribed to a plan. */
+interface Billing {
+  customer: string;
+  subscription: string;
+  plan: string;
+  testClock: string | null;
+}
+
+async function seedBilling(
+  client: ListeningApp['client'],
+  tenant: TestTenant,
+  world: Seeded,
+  livemode: boolean,
+  externalId: string,
+): Promise<Billing> {
+  const auth = tenant.auth;
+  const clock = livemode
+    ? null
+    : expectStatus(
+        await client.post('/v0/testClocks', { frozenTime: '2027-01-31T10:00:00.000Z' }, auth),
+        201,
+        'test clock',
+      );
+  const customer = expectStatus(
+    await client.post(
+      '/v0/customers',
+      { name: 'Jane', email: `${externalId}@example.com`, externalId, testClockId: clock?.id },
+      auth,
+    ),
+    201,
+    'customer',
+  );
+  // A plan of its own: the seeded plan stays free to change (a subscribed plan is frozen).
+  const plan = expectStatus(
+    await client.post(
+      '/v0/plans',
+      { name: 'Subscribed', productId: world.products[0], billingInterval: 'monthly' },
+      auth,
+    ),
+    201,
+    'subscribed plan',
+  );
+  const subscription = expectStatus(
+    await client.post('/v0/subscriptions', { customerId: customer.id, planId: plan.id }, auth),
+    201,
+    'subscription',
+  );
+  return {
+    customer: customer.id,
+    subscription: subscription.id,
+    plan: plan.id,
+    testClock: clock?.id ?? null,
+  };
+}
+
 interface Scenario {
   name: string;
   /** A's key and B's key: another organization's, or the same organization's other mode. */
@@ -73,6 +128,8 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
   let b: TestTenant;
   let worldA: Seeded;
   let worldB: Seeded;
+  let billingA: Billing;
+  let billingB: Billing;
   /** Every id of A, by kind, including ids that are not resources of the API. */
   let idsOfA: Record<string, string>;
   /** A's customer, whose usage events B may neither send, meter nor list. */
@@ -96,6 +153,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'events',
       'usage_events',
       'invoices',
+      'customers',
+      'subscriptions',
+      'test_clocks',
     ];
     const out: string[] = [];
     for (const table of tables) {
@@ -126,6 +186,8 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     };
     worldA = await seedOrganization(l.client, a, counts);
     worldB = await seedOrganization(l.client, b, counts);
+    billingA = await seedBilling(l.client, a, worldA, scenario.livemodeOfA, 'crm-a');
+    billingB = await seedBilling(l.client, b, worldB, livemodeOfB, 'crm-b');
     const deleted = expectStatus(
       await l.client.post(
         '/v0/plans',
@@ -181,6 +243,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       event: eventsOfA.body.data[0].id,
       usageEvent: usageOfA.body.data[0].id,
       invoice: invoiceOfA.id,
+      customer: billingA.customer,
+      subscription: billingA.subscription,
+      ...(billingA.testClock ? { testClock: billingA.testClock } : {}),
     };
     customerOfAId = customerOfA.id;
     for (const [collection, id] of [
@@ -195,6 +260,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       ['events', idsOfA.event],
       ['usageEvents', idsOfA.usageEvent],
       ['invoices', idsOfA.invoice],
+      ['customers', idsOfA.customer],
+      ['subscriptions', idsOfA.subscription],
+      ...(billingA.testClock ? [['testClocks', billingA.testClock]] : []),
     ]) {
       const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
       etagsOfA.set(id, expectStatus(reply, 200, 'read A') && reply.headers.etag);
@@ -250,6 +318,8 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     '/v0/plans/:id': { name: 'Taken over' },
     '/v0/externalAccounts/:id': { accountHolderName: 'Taken over', status: 'new' },
     '/v0/webhookEndpoints/:id': { description: 'Taken over' },
+    '/v0/customers/:id': { name: 'Taken over' },
+    '/v0/subscriptions/:id': { metadata: { taken: 'over' } },
   };
 
   /** The query an id route needs besides its id (the meter's range), so that the id decides. */
@@ -257,6 +327,17 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     url === '/v0/billableMetrics/:id/meter'
       ? '?customerId=cus_00000000000000000000000000&from=2026-01-01T00:00:00.000Z&to=2026-02-01T00:00:00.000Z'
       : '';
+  /** A valid body for each POST route on one resource (none for those that take none). */
+  const postBodies: Record<string, unknown> = {
+    '/v0/subscriptions/:id/termination': { reason: 'Taken over', at: 'now' },
+    '/v0/testClocks/:id/advance': { frozenTime: '2028-01-01T00:00:00.000Z' },
+  };
+  const bodyFor = (route: { method: string; url: string }) =>
+    route.method === 'PATCH'
+      ? patchBodies[route.url]
+      : route.method === 'POST'
+        ? postBodies[route.url]
+        : undefined;
 
   const idRoutes = () =>
     l.t.app
@@ -283,7 +364,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
             route.url,
             route.url.replace(':id', id) + queryOf(route.url),
             // A DELETE takes no body (one with fields is a 400 before anything is looked up).
-            route.method === 'PATCH' ? patchBodies[route.url] : undefined,
+            bodyFor(route),
             headers,
           );
           expect({
@@ -303,7 +384,7 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
             route.method,
             route.url,
             route.url.replace(':id', missingId) + queryOf(route.url),
-            route.method === 'PATCH' ? patchBodies[route.url] : undefined,
+            bodyFor(route),
           );
           expect(reply.body.message.replace(id, '<id>')).toBe(
             missing.body.message.replace(missingId, '<id>'),
@@ -391,6 +472,55 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     );
   });
 
+  it('answers 400 naming the field to a body that refers to another organization’s customer, plan or test clock', async () => {
+    expectAnswer(
+      await asB('POST', '/v0/subscriptions', '/v0/subscriptions', {
+        customerId: idsOfA.customer,
+        planId: billingB.plan,
+      }),
+      400,
+      'CUSTOMER_NOT_FOUND',
+      'customerId',
+    );
+    expectAnswer(
+      await asB('POST', '/v0/subscriptions', '/v0/subscriptions', {
+        customerId: billingB.customer,
+        planId: billingA.plan,
+      }),
+      400,
+      'PLAN_NOT_FOUND',
+      'planId',
+    );
+    expectAnswer(
+      await asB('PATCH', '/v0/subscriptions/:id', `/v0/subscriptions/${billingB.subscription}`, {
+        planId: billingA.plan,
+      }),
+      400,
+      'PLAN_NOT_FOUND',
+      'planId',
+    );
+    if (billingA.testClock) {
+      const onClockOfA = await asB('POST', '/v0/customers', '/v0/customers', {
+        name: 'x',
+        email: 'x@example.com',
+        testClockId: billingA.testClock,
+      });
+      if (livemodeOfB) expectAnswer(onClockOfA, 400, 'FIELD_NOT_ALLOWED', 'testClockId');
+      else expectAnswer(onClockOfA, 400, 'TEST_CLOCK_NOT_FOUND', 'testClockId');
+    }
+    // The same externalId as A's customer is B's own to use.
+    const sameExternalId = await asB('POST', '/v0/customers', '/v0/customers', {
+      name: 'x',
+      email: 'x@example.com',
+      externalId: 'crm-a',
+    });
+    expect(sameExternalId.status).toBe(201);
+    const clockOfB = await asB('POST', '/v0/testClocks', '/v0/testClocks', {
+      frozenTime: '2027-01-01T00:00:00.000Z',
+    });
+    expect(clockOfB.status).toBe(livemodeOfB ? 404 : 201);
+  });
+
   it('answers 400 naming the field to a body that refers to another organization’s product, metric or price', async () => {
     expectAnswer(
       await asB('POST', '/v0/billableMetrics', '/v0/billableMetrics', {
@@ -473,6 +603,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       ['/v0/prices', `planId=${idsOfA.plan}`],
       ['/v0/prices', `planId=${idsOfA.deletedPlan}&includeDeleted=true`],
       ['/v0/plans', `productId=${idsOfA.product}&includeDeleted=true`],
+      ['/v0/customers', 'email=crm-a@example.com'],
+      ['/v0/subscriptions', `customerId=${idsOfA.customer}`],
+      ['/v0/subscriptions', `planId=${billingA.plan}`],
     ];
     for (const [url, query] of filtered) {
       const reply = await asB('GET', url, `${url}?${query}`);
@@ -532,6 +665,11 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     for (const route of l.t.app.get(RouteTable).list()) {
       if (route.method !== 'GET' || !route.url.startsWith('/v0/') || route.url.includes(':id'))
         continue;
+      if (route.url === '/v0/testClocks' && livemodeOfB) {
+        // Test clocks are test mode only: a live key finds no such route.
+        expectAnswer(await asB('GET', route.url, route.url), 404, 'ROUTE_NOT_FOUND');
+        continue;
+      }
       const query =
         route.url === '/v0/plans' || route.url === '/v0/prices'
           ? '?includeDeleted=true&limit=100'

@@ -21,9 +21,7 @@ export class Subscriptions1764000210000 implements MigrationInterface {
     const timestamp = postgres ? 'timestamptz(3)' : 'datetime';
     const json = postgres ? 'jsonb' : 'text';
     await q.query(`ALTER TABLE "plans" ADD COLUMN "fixed_fee" varchar(40)`);
-    await q.query(
-      `ALTER TABLE "plans" ADD COLUMN "subscription_count" integer NOT NULL DEFAULT 0`,
-    );
+    await q.query(`ALTER TABLE "plans" ADD COLUMN "subscription_count" integer NOT NULL DEFAULT 0`);
     await q.query(`
       CREATE TABLE "subscriptions" (
         "id" varchar(48) PRIMARY KEY NOT NULL,
