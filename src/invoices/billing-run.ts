@@ -98,9 +98,17 @@ export class BillingRun implements OnApplicationBootstrap {
    * earlier periods. Idempotent: the unique (subscription, period start) keeps it to one invoice.
    */
   async periodClosed(m: EntityManager, closed: ClosedPeriod): Promise<Invoice> {
+    // A period closed again (another run, another instance) keeps its invoice: an issued one as it
+    // is, a draft recomputed without counting its own late lines as billed.
+    const existing = await this.repository.findOfPeriod(
+      m,
+      closed.subscriptionId,
+      closed.period.start,
+    );
+    if (existing && existing.status !== 'draft') return existing;
     const terms = await this.termsOf(m, closed.planId);
     const customer = await this.customerOf(m, closed.customerId);
-    const lines = await this.linesFor(m, closed, terms, closed.billedEnd);
+    const lines = await this.linesFor(m, closed, terms, closed.billedEnd, existing?.id);
     const draft: DraftInvoice = {
       tenant: closed.tenant,
       customerId: closed.customerId,
