@@ -57,6 +57,9 @@ interface Terms {
 }
 
 const ISSUE_JOB = { intervalMs: 1000, concurrency: 8, leaseMs: 60_000 };
+const LATE_CHECK_JOB = { intervalMs: 1000, concurrency: 4, leaseMs: 60_000 };
+/** How far back a usage event's timestamp may be (docs/api.md §5.11): no late usage after that. */
+const USAGE_WINDOW_MS = 90 * 24 * 3600 * 1000;
 
 /**
  * The billing run (docs/api.md §5.12): a draft at each period's close, recomputed with the usage
@@ -78,7 +81,10 @@ export class BillingRun implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.invoices.useRecompute((m, invoice) => this.recompute(m, invoice));
+    this.invoices.useBeforeIssue(async (m, invoice, at) => {
+      await this.recompute(m, invoice);
+      return this.nextLateCheck(m, invoice.subscriptionId, at);
+    });
     this.issueJob = this.poller.register<Invoice>({
       name: 'invoice-issue',
       ...ISSUE_JOB,
@@ -90,6 +96,103 @@ export class BillingRun implements OnApplicationBootstrap {
           await this.invoices.issueDue(m, tenant, invoice.id, new Date());
         }),
     });
+    this.poller.register<Invoice>({
+      name: 'invoice-late-usage',
+      ...LATE_CHECK_JOB,
+      claim: (m, now, limit, leaseUntil) =>
+        this.repository.claimDueLateChecks(m, now, limit, leaseUntil),
+      run: (invoice) => this.db.transaction((m) => this.lateUsageCheck(m, invoice, new Date())),
+    });
+  }
+
+  /**
+   * Late usage of an ended subscription (docs/api.md §5.12 "an invoice of its own"): its last
+   * issued invoice holds `lateCheckAt`; at that instant (`at`, on the customer's clock) the late
+   * lines are computed as for any invoice, and when there are some they go on a draft of their
+   * own, issued after the grace, which then holds the next look. Idempotent: the draft's period
+   * starts at the last invoice's issue, so the unique (subscription, period start) keeps a look
+   * run twice to one draft.
+   */
+  async lateUsageCheck(m: EntityManager, claimed: Invoice, at: Date): Promise<void> {
+    const tenant = { organizationId: claimed.organizationId, livemode: claimed.livemode };
+    const last = await this.repository.find(m, tenant, claimed.id, true);
+    if (!last || last.lateCheckAt === null || last.issuedAt === null) return;
+    const all = await this.repository.ofSubscription(m, last.subscriptionId);
+    const latest = all
+      .filter((i) => i.issuedAt !== null)
+      .reduce((a, b) => (b.issuedAt! > a.issuedAt! ? b : a));
+    if (latest.id !== last.id || all.some((i) => i.status === 'draft')) {
+      await this.repository.update(m, last.id, { lateCheckAt: null });
+      return;
+    }
+    const closed: ClosedPeriod = {
+      tenant,
+      subscriptionId: last.subscriptionId,
+      customerId: last.customerId,
+      planId: last.planId,
+      period: { start: last.issuedAt, end: at },
+      billedEnd: at,
+    };
+    const tax = { behavior: last.taxBehavior, rate: last.taxRate };
+    const terms: Terms = { currency: last.currency, tax, fixedFee: null, prices: [] };
+    const lines = await this.linesFor(m, closed, terms, at);
+    if (lines.length === 0) {
+      const next = await this.nextLateCheck(m, last.subscriptionId, at);
+      await this.repository.update(m, last.id, { lateCheckAt: next });
+      return;
+    }
+    const draft = await this.invoices.saveDraft(m, {
+      tenant,
+      customerId: last.customerId,
+      subscriptionId: last.subscriptionId,
+      planId: last.planId,
+      currency: last.currency,
+      periodStart: last.issuedAt,
+      periodEnd: at,
+      tax,
+      customer: last.customer,
+      testClockId: last.testClockId,
+      graceEndsAt: new Date(at.getTime() + this.config.invoiceGraceSeconds * 1000),
+      lines,
+    });
+    await this.repository.update(m, last.id, { lateCheckAt: null });
+    if (draft.issueDueAt !== null && draft.issueDueAt <= new Date()) this.issueJob?.wake();
+  }
+
+  /**
+   * When to look for late usage after an invoice issued at `at`: null unless its subscription has
+   * ended; then a grace later, and after that at intervals that double with the time since the
+   * end (a handful of looks), until no usage event can fall in its periods any more.
+   */
+  private async nextLateCheck(
+    m: EntityManager,
+    subscriptionId: string,
+    at: Date,
+  ): Promise<Date | null> {
+    const s = await m.findOne(Subscription, { where: { id: subscriptionId } });
+    if (!s || s.status !== 'terminated' || s.terminatedAt === null) return null;
+    const grace = this.config.invoiceGraceSeconds * 1000;
+    const sinceEnd = Math.max(0, at.getTime() - s.terminatedAt.getTime());
+    const next = at.getTime() + Math.max(grace, sinceEnd);
+    return next > s.terminatedAt.getTime() + USAGE_WINDOW_MS + grace ? null : new Date(next);
+  }
+
+  /** A test clock's advance: the looks for late usage due by `until`, each at its instant. */
+  async lateChecksOnClock(m: EntityManager, testClockId: string, until: Date): Promise<void> {
+    for (const invoice of await this.repository.dueLateChecksOnClock(m, testClockId, until)) {
+      await this.lateUsageCheck(m, invoice, invoice.lateCheckAt!);
+    }
+  }
+
+  /** When the next look for late usage on a test clock is due (ClockStep.nextDueAt), or null. */
+  async nextLateCheckOnClock(m: EntityManager, testClockId: string): Promise<Date | null> {
+    const [first] = await this.repository.dueLateChecksOnClock(
+      m,
+      testClockId,
+      new Date(8.64e15),
+      1,
+    );
+    return first ? first.lateCheckAt : null;
   }
 
   /**
@@ -154,6 +257,7 @@ export class BillingRun implements OnApplicationBootstrap {
       testClockId: null,
       graceEndsAt: now,
       issueDueAt: null,
+      lateCheckAt: null,
       issuedAt: null,
       paidAt: null,
       voidedAt: null,

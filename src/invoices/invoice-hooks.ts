@@ -62,6 +62,22 @@ export class DraftIssuing implements ClockStep {
   }
 }
 
+/** A test clock's advance looks for late usage of its ended subscriptions, on clock time. */
+@Injectable()
+export class LateUsageChecks implements ClockStep {
+  name = 'invoice-late-usage';
+
+  constructor(private readonly billing: BillingRun) {}
+
+  nextDueAt(m: EntityManager, clock: AdvancingClock): Promise<Date | null> {
+    return this.billing.nextLateCheckOnClock(m, clock.id);
+  }
+
+  runDue(m: EntityManager, clock: AdvancingClock, at: Date): Promise<void> {
+    return this.billing.lateChecksOnClock(m, clock.id, at);
+  }
+}
+
 /** Provides PERIOD_CLOSER and CLOCK_STEPS to the subscriptions module (a @Global() module). */
 @Global()
 @Module({
@@ -69,8 +85,13 @@ export class DraftIssuing implements ClockStep {
   providers: [
     InvoicePeriodCloser,
     DraftIssuing,
+    LateUsageChecks,
     { provide: PERIOD_CLOSER, useExisting: InvoicePeriodCloser },
-    { provide: CLOCK_STEPS, useFactory: (s: DraftIssuing) => [s], inject: [DraftIssuing] },
+    {
+      provide: CLOCK_STEPS,
+      useFactory: (issuing: DraftIssuing, late: LateUsageChecks) => [issuing, late],
+      inject: [DraftIssuing, LateUsageChecks],
+    },
   ],
   exports: [PERIOD_CLOSER, CLOCK_STEPS],
 })

@@ -153,6 +153,45 @@ export class InvoicesRepository {
     return due;
   }
 
+  /**
+   * Claims up to `limit` issued invoices, in real time, whose look for late usage is due at `now`
+   * (late_check_at ≤ now), and moves their late_check_at to `leaseUntil` (LeasePoller).
+   */
+  async claimDueLateChecks(
+    m: EntityManager,
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+  ): Promise<Invoice[]> {
+    const due = await claimLock(
+      m
+        .createQueryBuilder(Invoice, 'i')
+        .where('i.lateCheckAt <= :now', { now })
+        .andWhere('i.testClockId IS NULL')
+        .orderBy('i.lateCheckAt', 'ASC')
+        .addOrderBy('i.id', 'ASC')
+        .limit(limit),
+    ).getMany();
+    if (due.length > 0) {
+      await m.update(Invoice, { id: In(due.map((i) => i.id)) }, { lateCheckAt: leaseUntil });
+    }
+    return due;
+  }
+
+  /** The invoices on a test clock whose look for late usage is due by `now`, in order. */
+  dueLateChecksOnClock(
+    m: EntityManager,
+    testClockId: string,
+    now: Date,
+    limit?: number,
+  ): Promise<Invoice[]> {
+    return m.find(Invoice, {
+      where: { testClockId, lateCheckAt: LessThanOrEqual(now) },
+      order: { lateCheckAt: 'ASC', id: 'ASC' },
+      take: limit,
+    });
+  }
+
   /** The drafts on a test clock whose grace has ended by `now`, in the order they end. */
   dueDraftsOnClock(
     m: EntityManager,

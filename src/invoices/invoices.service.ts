@@ -33,6 +33,9 @@ export interface DraftLine {
   periodEnd: Date;
 }
 
+/** Recomputes a draft about to be issued at `at`; answers its lateCheckAt (docs/api.md §5.12). */
+type BeforeIssue = (m: EntityManager, invoice: Invoice, at: Date) => Promise<Date | null>;
+
 /** A period's invoice as the billing run computed it: saved as a draft, or a draft recomputed. */
 export interface DraftInvoice {
   tenant: Tenant;
@@ -68,7 +71,7 @@ export const invoiceNumber = (n: number) => `INV-${String(n).padStart(6, '0')}`;
 @Injectable()
 export class InvoicesService {
   /** Recomputes a draft with the usage stored now, before it is issued (set by the billing run). */
-  private recompute?: (m: EntityManager, invoice: Invoice) => Promise<void>;
+  private beforeIssue?: BeforeIssue;
 
   constructor(
     private readonly db: Database,
@@ -76,9 +79,12 @@ export class InvoicesService {
     private readonly events: EventsService,
   ) {}
 
-  /** The billing run's recomputation of a draft, run before every issue (one caller: BillingRun). */
-  useRecompute(recompute: (m: EntityManager, invoice: Invoice) => Promise<void>): void {
-    this.recompute = recompute;
+  /**
+   * The billing run's work before every issue (one caller: BillingRun): the draft recomputed, and
+   * when to look for late usage after it (an ended subscription's last invoice), or null.
+   */
+  useBeforeIssue(beforeIssue: BeforeIssue): void {
+    this.beforeIssue = beforeIssue;
   }
 
   async get(tenant: Tenant, id: string): Promise<InvoiceResponse> {
@@ -198,6 +204,7 @@ export class InvoicesService {
       testClockId: draft.testClockId,
       graceEndsAt: draft.graceEndsAt,
       issueDueAt: draft.testClockId === null ? draft.graceEndsAt : null,
+      lateCheckAt: null,
       issuedAt: null,
       paidAt: null,
       voidedAt: null,
@@ -223,13 +230,14 @@ export class InvoicesService {
    * customer's clock. The caller has locked the invoice (findOfPeriod, find with lock).
    */
   async issueLocked(m: EntityManager, invoice: Invoice, at: Date, mover: Mover): Promise<void> {
-    if (this.recompute) await this.recompute(m, invoice);
+    const lateCheckAt = this.beforeIssue ? await this.beforeIssue(m, invoice, at) : null;
     const number = invoiceNumber(await this.invoices.nextNumber(m, mover.principal));
     await this.invoices.update(m, invoice.id, {
       status: 'issued',
       number,
       issuedAt: at,
       issueDueAt: null,
+      lateCheckAt,
       updatedAt: new Date(),
     });
     await this.recordMove(m, mover, invoice.id, 'invoice.issued');

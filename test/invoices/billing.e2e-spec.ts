@@ -239,6 +239,61 @@ describe(`the billing run (${TEST_DIALECT})`, () => {
     expect(done.body).toMatchObject({ status: 'issued', issuedAt: '2027-01-16T12:00:00.000Z' });
   });
 
+  it('puts late usage of an ended subscription on an invoice of its own, issued after the grace, once', async () => {
+    const { clock, customer, subscription } = await subscribed();
+    await sendCalls(clock, customer.id, 10, '2027-01-02T00:00:00.000Z');
+    await advance(clock, '2027-01-16T12:00:00.000Z');
+    await t
+      .http()
+      .post(`/v0/subscriptions/${subscription.id}/termination`)
+      .set(test.auth)
+      .send({ reason: 'moving on', at: 'now' })
+      .expect(200);
+    await advance(clock, '2027-01-16T14:30:00.000Z');
+    const [last] = await invoicesOf(subscription.id);
+    expect(last).toMatchObject({ status: 'issued', issuedAt: '2027-01-16T13:00:00.000Z' });
+
+    // 5 calls of January arrive after the last invoice was issued.
+    await sendCalls(clock, customer.id, 5, '2027-01-10T00:00:00.000Z');
+    await advance(clock, '2027-02-20T00:00:00.000Z');
+    const invoices = await invoicesOf(subscription.id);
+    expect(invoices).toHaveLength(2);
+    const late = invoices[1];
+    expect(late).toMatchObject({ status: 'issued', periodStart: '2027-01-16T13:00:00.000Z' });
+    expect(new Date(late.issuedAt).getTime()).toBe(new Date(late.periodEnd).getTime() + 3600_000);
+    // 15 calls charge 1 + 15 × 0.10 = 2.50; 2.00 were billed: 0.50, tax 0.10.
+    expect(late.lines).toEqual([
+      expect.objectContaining({
+        type: 'lateUsage',
+        priceId,
+        quantity: '5',
+        amount: '0.50',
+        periodStart: '2027-01-01T00:00:00.000Z',
+        periodEnd: '2027-01-16T12:00:00.000Z',
+      }),
+    ]);
+    expect(late).toMatchObject({ subtotal: '0.50', total: '0.60' });
+    expect(late.number).not.toBe(last.number);
+
+    // Nothing more comes of the same usage, however far the clock goes.
+    await advance(clock, '2027-06-01T00:00:00.000Z');
+    expect(await invoicesOf(subscription.id)).toHaveLength(2);
+  });
+
+  it('makes no invoice after the end of a subscription without late usage', async () => {
+    const { clock, customer, subscription } = await subscribed();
+    await sendCalls(clock, customer.id, 10, '2027-01-02T00:00:00.000Z');
+    await t
+      .http()
+      .post(`/v0/subscriptions/${subscription.id}/termination`)
+      .set(test.auth)
+      .send({ reason: 'moving on', at: 'now' })
+      .expect(200);
+    await advance(clock, '2027-06-01T00:00:00.000Z');
+    const invoices = await invoicesOf(subscription.id);
+    expect(invoices.map((i: any) => i.status)).toEqual(['issued']);
+  });
+
   it('answers 404 to the upcoming invoice of another organization’s subscription or a bad id', async () => {
     const { subscription } = await subscribed();
     const other = await t.createTenant('Elsewhere');

@@ -36,6 +36,8 @@ import { UsageEvents1764000300000 as SqliteUsageEvents } from './sqlite/17640003
 import { UsageEvents1764000300000 as PostgresUsageEvents } from './postgres/1764000300000-usage-events';
 import { Invoices1764000400000 as SqliteInvoices } from './sqlite/1764000400000-invoices';
 import { Invoices1764000400000 as PostgresInvoices } from './postgres/1764000400000-invoices';
+import { InvoiceLateCheck1764000401000 as SqliteInvoiceLateCheck } from './sqlite/1764000401000-invoice-late-check';
+import { InvoiceLateCheck1764000401000 as PostgresInvoiceLateCheck } from './postgres/1764000401000-invoice-late-check';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -59,6 +61,7 @@ export const sqliteMigrations = [
   Subscriptions1764000210000,
   SqliteUsageEvents,
   SqliteInvoices,
+  SqliteInvoiceLateCheck,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -83,4 +86,5 @@ export const postgresMigrations = [
   Subscriptions1764000210000,
   PostgresUsageEvents,
   PostgresInvoices,
+  PostgresInvoiceLateCheck,
 ];

@@ -31,6 +31,7 @@ export interface BilledCustomer {
 @Index('ix_invoices_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
 @Index('ix_invoices_issue_due', ['issueDueAt'])
 @Index('ix_invoices_clock_grace', ['testClockId', 'graceEndsAt'])
+@Index('ix_invoices_late_check', ['lateCheckAt'])
 export class Invoice {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
@@ -106,6 +107,14 @@ export class Invoice {
    */
   @TimestampColumn('issue_due_at', { nullable: true })
   issueDueAt: Date | null;
+
+  /**
+   * When the billing run looks for late usage of the ended subscription this issued invoice is
+   * the last of (docs/api.md §5.12), on the customer's clock; moved forward by each look and each
+   * lease; null otherwise.
+   */
+  @TimestampColumn('late_check_at', { nullable: true })
+  lateCheckAt: Date | null;
 
   @TimestampColumn('issued_at', { nullable: true })
   issuedAt: Date | null;
