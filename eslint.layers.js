@@ -26,6 +26,7 @@ const LAYERS = [
       'health',
       'webhooks',
       'usage',
+      'invoices',
     ],
   },
 ];

@@ -13,6 +13,7 @@ import { ExternalAccountsModule } from './external-accounts/external-accounts.mo
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './platform/logging';
 import { PlansModule } from './plans/plans.module';
+import { InvoiceHooksModule } from './invoices/invoice-hooks';
 import { PlatformModule } from './platform/platform.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { UsageModule } from './usage/usage.module';
@@ -42,6 +43,8 @@ export class AppModule {
         WebhooksModule,
         UsageModule,
         ...extraModules,
+        // Last: a suite's own PERIOD_CLOSER and CLOCK_STEPS (an extra @Global() module) come first.
+        InvoiceHooksModule,
       ],
     };
   }

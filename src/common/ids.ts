@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   customer: 'cus',
   testClock: 'clock',
   subscription: 'sub',
+  invoice: 'inv',
+  invoiceLine: 'il',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
@@ -42,6 +44,7 @@ export const RESOURCE_NAMES = {
   customer: 'customer',
   testClock: 'test clock',
   subscription: 'subscription',
+  invoice: 'invoice',
 } as const satisfies Partial<Record<keyof typeof ID_PREFIXES, string>>;
 
 /** A resource a client reaches by id (see RESOURCE_NAMES). */

@@ -220,6 +220,11 @@ const VARIABLES = {
     /** VERIFICATION_WORKER=off: this instance decides no verification itself (default on). */
     workerEnabled: flag('VERIFICATION_WORKER', true),
   },
+  /**
+   * INVOICE_GRACE_SECONDS (default 3600): how long after a period's end its draft invoice waits for
+   * late usage before it is issued (docs/api.md §5.12).
+   */
+  invoiceGraceSeconds: integer('INVOICE_GRACE_SECONDS', 3600, 0, 31_536_000),
 };
 
 type Read = Values<typeof VARIABLES>;

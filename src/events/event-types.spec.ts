@@ -23,6 +23,7 @@ describe('event selectors', () => {
       'webhookEndpoint.*',
       'customer.*',
       'subscription.*',
+      'invoice.*',
     ]);
   });
 
@@ -33,7 +34,7 @@ describe('event selectors', () => {
       expect(typesOfPrefix(prefix).length).toBeLessThanOrEqual(5);
       for (const type of typesOfPrefix(prefix)) expect(selects([prefix], type)).toBe(true);
     }
-    expect(typesOfPrefix('invoice.*')).toEqual([]);
+    expect(typesOfPrefix('nothing.*')).toEqual([]);
     expect(typesOfPrefix('plan')).toEqual([]);
   });
 });

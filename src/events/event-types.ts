@@ -29,6 +29,10 @@ export const EVENT_TYPES = [
   'subscription.updated',
   'subscription.started',
   'subscription.terminated',
+  'invoice.created',
+  'invoice.issued',
+  'invoice.paid',
+  'invoice.voided',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

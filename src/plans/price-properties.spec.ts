@@ -187,3 +187,179 @@ describe('canonicalProperties', () => {
     );
   });
 });
+
+describe('the package, graduated and percentage models', () => {
+  const tiers = (...list: Record<string, unknown>[]) => ({ tiers: list });
+
+  it.each<[string, PriceModel, unknown, unknown]>([
+    [
+      'a package',
+      'package',
+      { packageSize: '100', packagePrice: '5' },
+      { packageSize: '100', packagePrice: '5' },
+    ],
+    [
+      'a fractional package',
+      'package',
+      { packageSize: '0.5', packagePrice: '0' },
+      { packageSize: '0.5', packagePrice: '0' },
+    ],
+    [
+      'graduated tiers, flatPrice defaulting to "0"',
+      'graduated',
+      tiers({ upTo: '100', unitPrice: '0.1', flatPrice: '1' }, { unitPrice: '0.05', upTo: null }),
+      tiers(
+        { upTo: '100', unitPrice: '0.1', flatPrice: '1' },
+        { upTo: null, unitPrice: '0.05', flatPrice: '0' },
+      ),
+    ],
+    [
+      'one open tier',
+      'graduated',
+      tiers({ upTo: null, unitPrice: '1' }),
+      tiers({ upTo: null, unitPrice: '1', flatPrice: '0' }),
+    ],
+    [
+      'a percentage',
+      'percentage',
+      { percentage: '0.03', minCharge: '0', maxCharge: '100' },
+      { percentage: '0.03', minCharge: '0', maxCharge: '100' },
+    ],
+    [
+      'the largest percentage with four decimals',
+      'percentage',
+      { percentage: '9.9999', minCharge: '1', maxCharge: '1' },
+      { percentage: '9.9999', minCharge: '1', maxCharge: '1' },
+    ],
+    [
+      'a percentage of 10',
+      'percentage',
+      { percentage: '10.0000', minCharge: '1', maxCharge: '2' },
+      { percentage: '10.0000', minCharge: '1', maxCharge: '2' },
+    ],
+  ])('accepts %s', (_label, model, value, properties) => {
+    expect(parsePriceProperties(model, value)).toEqual({ ok: true, properties });
+    expect(canonicalProperties(model, value)).toEqual(properties);
+  });
+
+  const twenty = Array.from({ length: 20 }, (_, i) => ({
+    upTo: i === 19 ? null : String(i + 1),
+    unitPrice: '1',
+  }));
+
+  it('accepts 20 tiers', () => {
+    expect(parsePriceProperties('graduated', { tiers: twenty }).ok).toBe(true);
+  });
+
+  it.each<[string, PriceModel, unknown, { field: string; code: string }[]]>([
+    [
+      'a package size of 0',
+      'package',
+      { packageSize: '0', packagePrice: '5' },
+      [{ field: 'properties.packageSize', code: 'invalid_range' }],
+    ],
+    [
+      'a missing package price',
+      'package',
+      { packageSize: '1' },
+      [{ field: 'properties.packagePrice', code: 'required' }],
+    ],
+    [
+      'tiers that are not an array',
+      'graduated',
+      { tiers: {} },
+      [{ field: 'properties.tiers', code: 'invalid_type' }],
+    ],
+    [
+      'no tiers',
+      'graduated',
+      { tiers: [] },
+      [{ field: 'properties.tiers', code: 'invalid_length' }],
+    ],
+    [
+      '21 tiers',
+      'graduated',
+      { tiers: [{ upTo: '0.5', unitPrice: '1' }, ...twenty] },
+      [{ field: 'properties.tiers', code: 'invalid_length' }],
+    ],
+    [
+      'a last tier with an upTo',
+      'graduated',
+      tiers({ upTo: '10', unitPrice: '1' }),
+      [{ field: 'properties.tiers[0].upTo', code: 'invalid_value' }],
+    ],
+    [
+      'a null upTo before the last tier',
+      'graduated',
+      tiers({ upTo: null, unitPrice: '1' }, { upTo: null, unitPrice: '1' }),
+      [{ field: 'properties.tiers[0].upTo', code: 'invalid_value' }],
+    ],
+    [
+      'an upTo not above the previous one',
+      'graduated',
+      tiers(
+        { upTo: '10', unitPrice: '1' },
+        { upTo: '10.0', unitPrice: '1' },
+        { upTo: null, unitPrice: '1' },
+      ),
+      [{ field: 'properties.tiers[1].upTo', code: 'invalid_range' }],
+    ],
+    [
+      'a first upTo of 0',
+      'graduated',
+      tiers({ upTo: '0', unitPrice: '1' }, { upTo: null, unitPrice: '1' }),
+      [{ field: 'properties.tiers[0].upTo', code: 'invalid_range' }],
+    ],
+    [
+      'a missing upTo',
+      'graduated',
+      tiers({ unitPrice: '1' }),
+      [{ field: 'properties.tiers[0].upTo', code: 'required' }],
+    ],
+    [
+      'a tier that is not an object',
+      'graduated',
+      { tiers: ['1'] },
+      [{ field: 'properties.tiers[0]', code: 'invalid_type' }],
+    ],
+    [
+      'a numeric unit price and an unknown key in a tier',
+      'graduated',
+      tiers({ upTo: null, unitPrice: 1, extra: '1' }),
+      [
+        { field: 'properties.tiers[0].unitPrice', code: 'invalid_decimal' },
+        { field: 'properties.tiers[0].extra', code: 'unknown_field' },
+      ],
+    ],
+    [
+      'a null flatPrice',
+      'graduated',
+      tiers({ upTo: null, unitPrice: '1', flatPrice: null }),
+      [{ field: 'properties.tiers[0].flatPrice', code: 'invalid_type' }],
+    ],
+    [
+      'a percentage above 10',
+      'percentage',
+      { percentage: '10.0001', minCharge: '0', maxCharge: '1' },
+      [{ field: 'properties.percentage', code: 'invalid_range' }],
+    ],
+    [
+      'a percentage with five decimals',
+      'percentage',
+      { percentage: '0.00001', minCharge: '0', maxCharge: '1' },
+      [{ field: 'properties.percentage', code: 'invalid_range' }],
+    ],
+    [
+      'minCharge above maxCharge',
+      'percentage',
+      { percentage: '0.03', minCharge: '2', maxCharge: '1' },
+      [{ field: 'properties.minCharge', code: 'invalid_range' }],
+    ],
+  ])('rejects %s', (_label, model, value, expected) => {
+    const result = parsePriceProperties(model, value);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.errors.map(({ field, code }) => ({ field, code }))).toEqual(expected);
+    }
+  });
+});

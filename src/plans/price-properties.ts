@@ -1,8 +1,15 @@
 import { FieldError } from '../common/errors';
-import { compareDecimals, isDecimalString } from '../common/money/decimal';
+import { compareDecimals, fractionDigits, isDecimalString } from '../common/money/decimal';
 
 /** Pricing models (docs/api.md §5.3) and the shape of `properties` for each. */
-export const PRICE_MODELS = ['standard', 'dynamic', 'volume'] as const;
+export const PRICE_MODELS = [
+  'standard',
+  'dynamic',
+  'volume',
+  'package',
+  'graduated',
+  'percentage',
+] as const;
 export type PriceModel = (typeof PRICE_MODELS)[number];
 
 export interface StandardProperties {
@@ -19,10 +26,52 @@ export interface VolumeProperties {
   parameters: { function: 'linear'; gradient: string; min: string; max: string };
 }
 
-export type PriceProperties = StandardProperties | DynamicProperties | VolumeProperties;
+export interface PackageProperties {
+  packageSize: string;
+  packagePrice: string;
+}
 
-/** A leaf is a decimal amount or one of a few literal strings; anything else is a nested object. */
-type Shape = { [key: string]: 'decimal' | readonly string[] | Shape };
+export interface GraduatedTier {
+  upTo: string | null;
+  unitPrice: string;
+  flatPrice: string;
+}
+
+export interface GraduatedProperties {
+  tiers: GraduatedTier[];
+}
+
+export interface PercentageProperties {
+  percentage: string;
+  minCharge: string;
+  maxCharge: string;
+}
+
+export type PriceProperties =
+  | StandardProperties
+  | DynamicProperties
+  | VolumeProperties
+  | PackageProperties
+  | GraduatedProperties
+  | PercentageProperties;
+
+/** How every price is billed: usage after the period that measured it (docs/api.md §5.3). */
+export const PAYMENT_TERMS = ['in_arrears'] as const;
+export type PaymentTerm = (typeof PAYMENT_TERMS)[number];
+
+/** The most tiers a graduated price has. */
+export const MAX_TIERS = 20;
+
+/**
+ * A leaf is a decimal amount (`positive`: above zero; `fraction`: 0 to 10 with at most 4
+ * decimals, a percentage's rate), one of a few literal strings, or the tiers of a graduated
+ * price; anything else is a nested object.
+ */
+type Leaf = 'decimal' | 'positive' | 'fraction' | 'tiers' | readonly string[];
+type Shape = { [key: string]: Leaf | Shape };
+
+/** One tier of a graduated price; `upTo` may be null and `flatPrice` defaults to "0" (walkTiers). */
+const TIER: Shape = { upTo: 'decimal', unitPrice: 'decimal', flatPrice: 'decimal' };
 
 const SHAPES: Record<PriceModel, Shape> = {
   standard: { unitPrice: 'decimal' },
@@ -31,6 +80,9 @@ const SHAPES: Record<PriceModel, Shape> = {
     default: 'decimal',
     parameters: { function: ['linear'], gradient: 'decimal', min: 'decimal', max: 'decimal' },
   },
+  package: { packageSize: 'positive', packagePrice: 'decimal' },
+  graduated: { tiers: 'tiers' },
+  percentage: { percentage: 'fraction', minCharge: 'decimal', maxCharge: 'decimal' },
 };
 
 /** Pairs that must be ordered, as paths inside `properties`: [lower, upper]. */
@@ -43,6 +95,9 @@ const ORDERED: Record<PriceModel, [string[], string[]][]> = {
       ['parameters', 'max'],
     ],
   ],
+  package: [],
+  graduated: [],
+  percentage: [[['minCharge'], ['maxCharge']]],
 };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -68,15 +123,28 @@ function walk(
     } else if (v === null) {
       // As for every other field (docs/errors.md): null is the wrong type, whatever the rule.
       errors.push({ field, code: 'invalid_type', message: 'may not be null' });
-    } else if (rule === 'decimal') {
-      if (isDecimalString(v)) out[key] = v;
-      else
+    } else if (rule === 'tiers') {
+      const tiers = walkTiers(v, field, errors);
+      if (tiers) out[key] = tiers;
+    } else if (rule === 'decimal' || rule === 'positive' || rule === 'fraction') {
+      if (!isDecimalString(v)) {
         errors.push({
           field,
           code: 'invalid_decimal',
           message:
             'must be a decimal string such as "0.25" (up to 18 integer and 12 fractional digits)',
         });
+      } else if (rule === 'positive' && compareDecimals(v, '0') <= 0) {
+        errors.push({ field, code: 'invalid_range', message: 'must be greater than 0' });
+      } else if (rule === 'fraction' && (compareDecimals(v, '10') > 0 || fractionDigits(v) > 4)) {
+        errors.push({
+          field,
+          code: 'invalid_range',
+          message: 'must be a fraction from 0 to 10 with at most 4 decimals ("0.03" is 3%)',
+        });
+      } else {
+        out[key] = v;
+      }
     } else if (Array.isArray(rule)) {
       if (typeof v === 'string' && rule.includes(v)) out[key] = v;
       else
@@ -101,6 +169,64 @@ function walk(
     }
   }
   return out;
+}
+
+/**
+ * The tiers of a graduated price: 1-20 objects, `upTo` strictly increasing and null on the last
+ * tier only, `flatPrice` "0" when left out. Returns undefined when they are not an array.
+ */
+function walkTiers(value: unknown, path: string, errors: FieldError[]): unknown[] | undefined {
+  if (!Array.isArray(value)) {
+    errors.push({ field: path, code: 'invalid_type', message: 'must be an array of tiers' });
+    return undefined;
+  }
+  if (value.length < 1 || value.length > MAX_TIERS) {
+    errors.push({
+      field: path,
+      code: 'invalid_length',
+      message: `must hold 1 to ${MAX_TIERS} tiers`,
+    });
+    return undefined;
+  }
+  let previous: string | null = null;
+  return value.map((tier: unknown, index) => {
+    const field = `${path}[${index}]`;
+    if (!isPlainObject(tier)) {
+      errors.push({ field, code: 'invalid_type', message: 'must be an object' });
+      return tier;
+    }
+    const last = index === value.length - 1;
+    const { upTo, ...rest }: Record<string, unknown> = { flatPrice: '0', ...tier };
+    // walk checks upTo as a decimal (and reports it missing); null is checked here.
+    const out = walk(TIER, { ...rest, upTo: upTo === null ? '0' : upTo }, field, errors);
+    if (upTo === undefined) return out;
+    if (upTo === null) {
+      if (!last)
+        errors.push({
+          field: `${field}.upTo`,
+          code: 'invalid_value',
+          message: 'may be null only on the last tier',
+        });
+      out.upTo = null;
+    } else if (last) {
+      errors.push({
+        field: `${field}.upTo`,
+        code: 'invalid_value',
+        message: 'must be null on the last tier (it holds every unit above the one before)',
+      });
+    } else if (isDecimalString(upTo) && compareDecimals(upTo, previous ?? '0') <= 0) {
+      errors.push({
+        field: `${field}.upTo`,
+        code: 'invalid_range',
+        message:
+          previous === null
+            ? 'must be greater than 0'
+            : `must be greater than the previous tier's upTo (${previous})`,
+      });
+    }
+    if (isDecimalString(upTo)) previous = upTo;
+    return out;
+  });
 }
 
 function at(value: Record<string, unknown>, path: string[]): unknown {
@@ -163,6 +289,12 @@ function reorder(shape: Shape, value: Record<string, unknown>): Record<string, u
     const rule = shape[key];
     const v = value[key];
     if (v === undefined) continue;
+    if (rule === 'tiers' && Array.isArray(v)) {
+      out[key] = v.map((tier: unknown) =>
+        reorder(TIER, isPlainObject(tier) ? { flatPrice: '0', ...tier } : {}),
+      );
+      continue;
+    }
     out[key] =
       typeof rule === 'object' && !Array.isArray(rule) && isPlainObject(v)
         ? reorder(rule as Shape, v)

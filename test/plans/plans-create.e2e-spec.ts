@@ -67,6 +67,7 @@ describe(`plans (${TEST_DIALECT})`, () => {
             model: 'standard',
             invoiceDisplayName: 'API calls',
             properties: { unitPrice: '0.25' },
+            paymentTerm: 'in_arrears',
             planId: res.body.id,
             createdAt: price.createdAt,
             updatedAt: res.body.createdAt,

@@ -15,6 +15,7 @@ import {
 import { Reply } from '../helpers/reliability/http';
 import { reportFigures } from '../helpers/reliability/settings';
 import { createTwoModeTenant } from '../helpers/modes';
+import { createDraftInvoice } from '../helpers/invoices-factory';
 import { TestApp } from '../helpers/test-app';
 
 /**
@@ -150,10 +151,11 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'idempotency_records',
       'webhook_endpoints',
       'events',
+      'usage_events',
+      'invoices',
       'customers',
       'subscriptions',
       'test_clocks',
-      'usage_events',
     ];
     const out: string[] = [];
     for (const table of tables) {
@@ -223,6 +225,9 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       'usage event of A',
     );
     const usageOfA = await l.client.get('/v0/usageEvents', a.auth);
+    // Invoices are made by the billing run: a draft each, saved as the run saves one.
+    const invoiceOfA = await createDraftInvoice(l.t, a, { livemode: scenario.livemodeOfA });
+    await createDraftInvoice(l.t, b, { livemode: livemodeOfB });
     const eventsOfA = await l.client.get('/v0/events', a.auth);
     idsOfA = {
       product: worldA.products[0],
@@ -236,10 +241,11 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       apiKey: a.apiKeyId,
       webhookEndpoint: endpointOfA.id,
       event: eventsOfA.body.data[0].id,
+      usageEvent: usageOfA.body.data[0].id,
+      invoice: invoiceOfA.id,
       customer: billingA.customer,
       subscription: billingA.subscription,
       ...(billingA.testClock ? { testClock: billingA.testClock } : {}),
-      usageEvent: usageOfA.body.data[0].id,
     };
     customerOfAId = customerOfA.id;
     for (const [collection, id] of [
@@ -252,10 +258,11 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
       ['externalAccounts', idsOfA.externalAccount],
       ['webhookEndpoints', idsOfA.webhookEndpoint],
       ['events', idsOfA.event],
+      ['usageEvents', idsOfA.usageEvent],
+      ['invoices', idsOfA.invoice],
       ['customers', idsOfA.customer],
       ['subscriptions', idsOfA.subscription],
       ...(billingA.testClock ? [['testClocks', billingA.testClock]] : []),
-      ['usageEvents', idsOfA.usageEvent],
     ]) {
       const reply = await l.client.get(`/v0/${collection}/${id}`, a.auth);
       etagsOfA.set(id, expectStatus(reply, 200, 'read A') && reply.headers.etag);
@@ -320,7 +327,6 @@ describe.each(SCENARIOS)(`isolation $name (${TEST_DIALECT})`, (scenario) => {
     url === '/v0/billableMetrics/:id/meter'
       ? '?customerId=cus_00000000000000000000000000&from=2026-01-01T00:00:00.000Z&to=2026-02-01T00:00:00.000Z'
       : '';
-
   /** A valid body for each POST route on one resource (none for those that take none). */
   const postBodies: Record<string, unknown> = {
     '/v0/subscriptions/:id/termination': { reason: 'Taken over', at: 'now' },

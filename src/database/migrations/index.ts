@@ -35,6 +35,10 @@ import { Subscriptions1764000210000 } from './portable/1764000210000-subscriptio
 import { EventsDataAsWritten1763700018000 } from './postgres/1763700018000-events-data-as-written';
 import { UsageEvents1764000300000 as SqliteUsageEvents } from './sqlite/1764000300000-usage-events';
 import { UsageEvents1764000300000 as PostgresUsageEvents } from './postgres/1764000300000-usage-events';
+import { Invoices1764000400000 as SqliteInvoices } from './sqlite/1764000400000-invoices';
+import { Invoices1764000400000 as PostgresInvoices } from './postgres/1764000400000-invoices';
+import { InvoiceLateCheck1764000401000 as SqliteInvoiceLateCheck } from './sqlite/1764000401000-invoice-late-check';
+import { InvoiceLateCheck1764000401000 as PostgresInvoiceLateCheck } from './postgres/1764000401000-invoice-late-check';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -58,6 +62,8 @@ export const sqliteMigrations = [
   Customers1764000200000,
   Subscriptions1764000210000,
   SqliteUsageEvents,
+  SqliteInvoices,
+  SqliteInvoiceLateCheck,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -82,4 +88,6 @@ export const postgresMigrations = [
   Customers1764000200000,
   Subscriptions1764000210000,
   PostgresUsageEvents,
+  PostgresInvoices,
+  PostgresInvoiceLateCheck,
 ];

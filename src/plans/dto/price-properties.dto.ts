@@ -50,8 +50,59 @@ export class VolumePriceProperties {
   parameters: VolumePriceParameters;
 }
 
+/** `properties` of a `package` price: a price per started package of units. */
+export class PackagePriceProperties {
+  /** Units in one package, a decimal string above 0. */
+  @ApiProperty({ example: '1000', pattern: DECIMAL })
+  packageSize: string;
+
+  /** Price of each package started, a decimal string. */
+  @ApiProperty({ example: '5', pattern: DECIMAL })
+  packagePrice: string;
+}
+
+/** One tier of a `graduated` price. */
+export class GraduatedPriceTier {
+  /** The last unit of this tier, a decimal string above the previous tier's; null on the last tier only. */
+  @ApiProperty({ type: String, nullable: true, example: '1000', pattern: DECIMAL })
+  upTo: string | null;
+
+  /** Price of each unit in this tier, a decimal string. */
+  @ApiProperty({ example: '0.01', pattern: DECIMAL })
+  unitPrice: string;
+
+  /** Charged once when the quantity reaches into this tier, a decimal string; "0" when left out. */
+  @ApiProperty({ example: '0', pattern: DECIMAL, default: '0' })
+  flatPrice: string;
+}
+
+/** `properties` of a `graduated` price: each tier prices the units that fall in it. */
+export class GraduatedPriceProperties {
+  /** 1-20 tiers, `upTo` strictly increasing, null on the last. */
+  @ApiProperty({ type: [GraduatedPriceTier], minItems: 1, maxItems: 20 })
+  tiers: GraduatedPriceTier[];
+}
+
+/** `properties` of a `percentage` price: a share of the quantity, within bounds. */
+export class PercentagePriceProperties {
+  /** A fraction from 0 to 10 with at most 4 decimals: "0.03" is 3%. */
+  @ApiProperty({ example: '0.03', pattern: DECIMAL })
+  percentage: string;
+
+  /** Least charge for a period (also its charge when the quantity is 0); at most maxCharge. */
+  @ApiProperty({ example: '0.50', pattern: DECIMAL })
+  minCharge: string;
+
+  /** Most charge for a period, a decimal string. */
+  @ApiProperty({ example: '100', pattern: DECIMAL })
+  maxCharge: string;
+}
+
 export const PRICE_PROPERTIES_MODELS = [
   StandardPriceProperties,
   DynamicPriceProperties,
   VolumePriceProperties,
+  PackagePriceProperties,
+  GraduatedPriceProperties,
+  PercentagePriceProperties,
 ];

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import {
+  PAYMENT_TERMS,
   PRICE_MODELS,
+  PaymentTerm,
   PriceModel,
   PriceProperties,
   canonicalProperties,
@@ -33,6 +35,10 @@ export class PriceResponse {
 
   @ApiProperty(PRICE_PROPERTIES_SCHEMA)
   properties: PriceProperties;
+
+  /** When usage is billed: always `in_arrears`, after the period that measured it. */
+  @ApiProperty({ enum: PAYMENT_TERMS, example: 'in_arrears' })
+  paymentTerm: PaymentTerm;
 
   /** The plan that holds this price; null while the price is free. */
   @ApiProperty({ type: String, nullable: true, example: 'plan_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
@@ -67,6 +73,7 @@ export function toPriceResponse(p: Price): PriceResponse {
     model: p.model,
     invoiceDisplayName: p.invoiceDisplayName,
     properties: canonicalProperties(p.model, p.properties),
+    paymentTerm: 'in_arrears',
     planId: p.planId,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),

@@ -1,5 +1,6 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject } from 'class-validator';
+import { IsIn, IsObject, IsString } from 'class-validator';
+import { PAYMENT_TERMS, PaymentTerm } from '../price-properties';
 import { IsName, IsOptionalNotNull, NotAllowed } from '../../common/validation/decorators';
 import { PRICE_PROPERTIES_SCHEMA } from './create-price.dto';
 
@@ -19,6 +20,13 @@ export class UpdatePriceDto {
       PRICE_PROPERTIES_SCHEMA.description,
   })
   properties?: object;
+
+  /** When usage is billed: always `in_arrears`; sending it changes nothing. */
+  @IsOptionalNotNull()
+  @IsString()
+  @IsIn(PAYMENT_TERMS)
+  @ApiPropertyOptional({ enum: PAYMENT_TERMS, example: 'in_arrears' })
+  paymentTerm?: PaymentTerm;
 
   @ApiHideProperty()
   @NotAllowed('never changes; create a new price with the other model')

@@ -1,0 +1,3 @@
+export * from './money';
+export * from './price-charge';
+export * from './invoice-amounts';
