@@ -99,14 +99,7 @@ export class UsageEventsRepository {
   }
 
   private rangeParams(r: EventRange): unknown[] {
-    return [
-      r.tenant.organizationId,
-      r.tenant.livemode,
-      r.customerId,
-      r.type,
-      r.from,
-      r.to,
-    ];
+    return [r.tenant.organizationId, r.tenant.livemode, r.customerId, r.type, r.from, r.to];
   }
 
   /**
