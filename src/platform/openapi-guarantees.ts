@@ -365,10 +365,44 @@ function formatTimestamps(document: OpenAPIObject): void {
  * rate-limit headers, Idempotency-Key (409, 422), If-Match (412), If-None-Match (304), and ETag
  * on single-resource responses.
  */
+/**
+ * In OpenAPI 3.0 `nullable: true` admits null only beside a `type` in the same schema object, and
+ * `allOf` still applies to null: `{ type: 'object', nullable: true, allOf: [{ $ref }] }`, which the
+ * Swagger plugin writes for a nullable object property, refuses null in every strict client (the
+ * referenced schema refuses it). Such a schema is replaced by a copy of the one it names, with
+ * `nullable: true` beside its `type`; any other nullable schema without a type stops the document
+ * from being built, so the class of mistake cannot reach a client.
+ */
+function nullableReferences(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as SchemaObject & ReferenceObject;
+    if (schema.nullable === true && (schema.type === undefined || schema.allOf || schema.$ref)) {
+      const only = schema.allOf?.length === 1 ? schema.allOf[0] : schema.$ref ? schema : undefined;
+      const name = only && '$ref' in only ? only.$ref.split('/').pop() : undefined;
+      const target = name ? schemas[name] : undefined;
+      if (!target || target.type === undefined) {
+        throw new Error(
+          `OpenAPI: ${JSON.stringify(node)} is nullable without a type, so strict clients refuse null`,
+        );
+      }
+      const { allOf: _allOf, $ref: _ref, type: _type, ...rest } = schema;
+      for (const key of Object.keys(schema)) delete (node as Record<string, unknown>)[key];
+      Object.assign(schema, structuredClone(target), rest, { nullable: true });
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(document.paths);
+  visit(schemas);
+}
+
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };
   formatTimestamps(document);
+  nullableReferences(document);
   // Every /v0 route needs the bearer key; the public ones say so with an empty list.
   document.security = [{ bearer: [] }];
 

@@ -93,4 +93,57 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
     expect(Object.keys(body('/readyz').properties)).toEqual(['status', 'database']);
     expect(Object.keys(body('/').properties)).toEqual(['message', 'docs', 'openapi', 'health']);
   });
+
+  it('declares every nullable schema beside its type, so strict clients accept null (event.request)', () => {
+    const untyped: string[] = [];
+    const visit = (node: any, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      // Beside allOf or $ref, null is refused by the schema referenced, whatever `nullable` says.
+      if (node.nullable === true && (node.type === undefined || node.allOf || node.$ref)) {
+        untyped.push(at);
+      }
+      for (const [key, value] of Object.entries(node)) visit(value, `${at}/${key}`);
+    };
+    visit(doc, '#');
+    expect(untyped).toEqual([]);
+    expect(doc.components.schemas.EventResponse.properties.request).toMatchObject({
+      type: 'object',
+      nullable: true,
+      properties: { id: expect.anything(), idempotencyKey: expect.anything() },
+    });
+  });
+
+  it('fails a request whose answer the document does not declare (the check every suite runs)', () => {
+    const event = {
+      id: 'evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC',
+      object: 'event',
+      type: 'plan.updated',
+      livemode: false,
+      createdAt: '2026-01-31T12:00:00.000Z',
+      data: { object: {}, previousAttributes: null },
+      request: null,
+      actor: { type: 'system', id: null },
+    };
+    const problem = (status: number, body: unknown) =>
+      t.documentCheck.problem(
+        'GET',
+        '/v0/events/evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC',
+        status,
+        'application/json; charset=utf-8',
+        JSON.stringify(body),
+      );
+    expect(problem(200, event)).toBeUndefined();
+    expect(problem(200, { ...event, request: 'req_1' })).toMatch(/\/request must be object/);
+    expect(problem(200, { ...event, actor: undefined })).toMatch(/actor/);
+    expect(problem(418, { error: 'teapot' })).toMatch(/status 418 is not documented/);
+    expect(
+      t.documentCheck.problem(
+        'GET',
+        '/v0/nowhere',
+        404,
+        'application/json',
+        '{"error":"not_found"}',
+      ),
+    ).toMatch(/must have required property/);
+  });
 });
