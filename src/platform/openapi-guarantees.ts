@@ -375,6 +375,7 @@ function formatTimestamps(document: OpenAPIObject): void {
  */
 function nullableReferences(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  const inlined = new Set<string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
@@ -388,6 +389,7 @@ function nullableReferences(document: OpenAPIObject): void {
           `OpenAPI: ${JSON.stringify(node)} is nullable without a type, so strict clients refuse null`,
         );
       }
+      inlined.add(name!);
       const { allOf: _allOf, $ref: _ref, type: _type, ...rest } = schema;
       for (const key of Object.keys(schema)) delete (node as Record<string, unknown>)[key];
       Object.assign(schema, structuredClone(target), rest, { nullable: true });
@@ -396,6 +398,11 @@ function nullableReferences(document: OpenAPIObject): void {
   };
   visit(document.paths);
   visit(schemas);
+  // A schema now copied everywhere it was named leaves the document.
+  const text = JSON.stringify(document);
+  for (const name of inlined) {
+    if (!text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
 }
 
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
