@@ -31,6 +31,8 @@ export interface AppConfig {
   host: string;
   port: number;
   logLevel: string;
+  /** LOG_FORMAT: `json` (default: one JSON object a line) or `pretty` (readable, for a terminal). */
+  logFormat: 'json' | 'pretty';
   database: DatabaseConfig;
   /** 32 raw bytes: the AES-256-GCM key for bank account numbers. */
   encryptionKey: Buffer;
@@ -313,6 +315,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
 
+  const logFormat = env.LOG_FORMAT || 'json';
+  if (logFormat !== 'json' && logFormat !== 'pretty') {
+    problems.push(`LOG_FORMAT must be json or pretty (got "${logFormat}")`);
+  }
+
   const parsedDb = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
   const database = typeof parsedDb === 'string' ? undefined : parsedDb;
   if (typeof parsedDb === 'string') problems.push(parsedDb);
@@ -505,6 +512,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host,
     port,
     logLevel,
+    logFormat: logFormat === 'pretty' ? 'pretty' : 'json',
     database: database!,
     encryptionKey: encryption.key,
     encryptionKeyGeneratedAt: encryption.generatedAt,
