@@ -10,6 +10,7 @@ import type {
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ApiError, ServiceUnavailableError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/etag';
+import { isAnyId } from '../common/ids';
 import { ErrorCause, errorExample, thrownBy } from './api-docs';
 import { parseIdempotencyKey } from './idempotency/idempotency-key';
 import { isRateLimitExempt } from './rate-limit';
@@ -405,6 +406,22 @@ function nullableReferences(document: OpenAPIObject): void {
   }
 }
 
+/** The fields of an example value (at any depth) that hold a resource id. */
+function idFieldsOf(value: unknown, path = ''): string[] {
+  if (typeof value === 'string') return isAnyId(value) ? [path || 'the id'] : [];
+  if (Array.isArray(value)) {
+    return value.some((item) => typeof item === 'string' && isAnyId(item))
+      ? [path]
+      : value.flatMap((item, i) => idFieldsOf(item, `${path}[${i}]`));
+  }
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) =>
+      idFieldsOf(item, path ? `${path}.${key}` : key),
+    );
+  }
+  return [];
+}
+
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };
@@ -476,6 +493,33 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
       // Every error response carries named examples (a controller's single `example` included).
       for (const status of Object.keys(operation.responses).filter((s) => Number(s) >= 400)) {
         addErrorResponse(operation, status, '', []);
+      }
+      // A POST that takes no fields (rotateSecret) accepts no body, `{}` and an empty body alike
+      // (docs/api.md §6): declared so, or a strict client refuses to send the `{}` it accepts.
+      if (method === 'post' && !operation.requestBody) {
+        operation.requestBody = {
+          required: false,
+          description: 'No fields: send no body, `{}`, or an empty body',
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: {}, additionalProperties: false },
+            },
+          },
+        };
+      }
+      // A request example that names a resource by id works only with one of the reader's own
+      // ids: its summary says which field to replace (Swagger UI's "Try it out" sends it as is).
+      const requestBody = operation.requestBody;
+      if (requestBody && !('$ref' in requestBody)) {
+        for (const example of Object.values(
+          requestBody.content['application/json']?.examples ?? {},
+        )) {
+          if ('$ref' in example || /replace/i.test(example.summary ?? '')) continue;
+          const fields = idFieldsOf(example.value);
+          if (fields.length > 0) {
+            example.summary = `${example.summary ?? 'Example'} (replace ${fields.join(', ')} with ids of yours)`;
+          }
+        }
       }
       // PATCH changes only the fields sent: no body at all (or `{}`) changes nothing and answers 200.
       const body = operation.requestBody;

@@ -146,4 +146,39 @@ describe(`the guarantees in the OpenAPI document (${TEST_DIALECT})`, () => {
       ),
     ).toMatch(/must have required property/);
   });
+
+  it('declares what the service accepts: an optional empty body on bodiless POSTs, any X-Request-Id', () => {
+    const rotate = doc.paths['/v0/webhookEndpoints/{id}/rotateSecret'].post;
+    expect(rotate.requestBody).toMatchObject({
+      required: false,
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
+    });
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (item.post) expect({ path, body: !!item.post.requestBody }).toEqual({ path, body: true });
+      for (const operation of Object.values<any>(item)) {
+        const requestId = (operation.parameters ?? []).find((p: any) => p.name === 'X-Request-Id');
+        if (requestId) expect(requestId.schema).toEqual({ type: 'string' });
+      }
+    }
+  });
+
+  it('says in its summary which id to replace in a request example that names one, and points webhooks at the quickstart receiver', () => {
+    const idShaped = /"(org|prod|bm|price|plan|eba|evt|we)_[0-9A-Za-z]{16,40}"/;
+    const unsaid: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const examples = operation.requestBody?.content?.['application/json']?.examples ?? {};
+        for (const [name, example] of Object.entries<any>(examples)) {
+          if (idShaped.test(JSON.stringify(example.value)) && !/replace/i.test(example.summary)) {
+            unsaid.push(`${method} ${path} ${name}`);
+          }
+        }
+      }
+    }
+    expect(unsaid).toEqual([]);
+    const webhook = doc.paths['/v0/webhookEndpoints'].post.requestBody.content['application/json'];
+    const urls = Object.values<any>(webhook.examples).map((e) => e.value.url);
+    expect(urls).toContain('http://127.0.0.1:4242/webhooks/quickstart');
+    expect(JSON.stringify(webhook.examples)).not.toContain('example.com');
+  });
 });
