@@ -30,12 +30,19 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'e2e',
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // Every JSON response an e2e suite receives is checked against /docs-json (test/helpers/openapi-check.ts).
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/document-problems.ts'],
     },
   ],
 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The quickstart of docs/quickstart.md as one script (test/docs/quickstart.e2e-spec.ts runs it,
-# and checks that the page shows it verbatim). Needs bash, curl and node.
+# and checks that the page shows it verbatim, in bash and in zsh). Needs bash or zsh, curl and node.
 set -euo pipefail
 : "${KEY:?export KEY=sk_test_... first: the key that the first npm start printed}"
 API="${API:-http://localhost:3000}"
@@ -11,12 +11,12 @@ RECEIVER_PORT="${RECEIVER_PORT:-4242}"
 api() {
   local args=(-sS -X "$1" "$API$2" -H "Authorization: Bearer $KEY" -w '\n%{http_code}')
   if [[ $# -ge 3 ]]; then args+=(-H 'Content-Type: application/json' -d "$3"); fi
-  local out status
+  local out code
   out=$(curl "${args[@]}") || return 1
-  status=${out##*$'\n'}
+  code=${out##*$'\n'}
   out=${out%$'\n'*}
-  if [[ $status != 2?? ]]; then
-    echo "$1 $2 answered $status: $out" >&2
+  if [[ $code != 2?? ]]; then
+    printf '%s\n' "$1 $2 answered $code: $out" >&2
     return 1
   fi
   printf '%s\n' "$out"
@@ -35,7 +35,7 @@ field() {
 }
 
 fail() {
-  echo "$*" >&2
+  printf '%s\n' "$*" >&2
   return 1
 }
 
@@ -75,8 +75,8 @@ done
 # The answer holds the signing secret, shown only here (and after a rotation). The receiver
 # stops when the script ends, so the endpoint is deleted then.
 RUN="$$-$RANDOM"
-ENDPOINT=$(api POST /v0/webhookEndpoints \
-  "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/webhooks/$RUN\",\"enabledEvents\":[\"*\"]}")
+BODY=$(printf '{"url":"http://127.0.0.1:%s/webhooks/%s","enabledEvents":["*"]}' "$RECEIVER_PORT" "$RUN")
+ENDPOINT=$(api POST /v0/webhookEndpoints "$BODY")
 ENDPOINT_ID=$(field id <<<"$ENDPOINT")
 trap "api DELETE /v0/webhookEndpoints/$ENDPOINT_ID >/dev/null || true; $CLEANUP" EXIT
 SECRET=$(field secret <<<"$ENDPOINT")
@@ -84,25 +84,20 @@ echo "webhook endpoint  $ENDPOINT_ID"
 
 # 3. A product, and two billable metrics of it: API calls (counted) and tokens (summed).
 PRODUCT=$(api POST /v0/products '{"name":"AI API","description":"Tokens and requests"}' | field id)
-CALLS=$(api POST /v0/billableMetrics "$(printf \
-  '{"productId":"%s","name":"API calls","unit":"call","aggregation":"COUNT"}' "$PRODUCT")" |
-  field id)
-TOKENS=$(api POST /v0/billableMetrics "$(printf \
-  '{"productId":"%s","name":"Tokens","unit":"token","aggregation":"SUM","valueProperty":"$.tokens"}' \
-  "$PRODUCT")" | field id)
+BODY=$(printf '{"productId":"%s","name":"API calls","unit":"call","aggregation":"COUNT"}' "$PRODUCT")
+CALLS=$(api POST /v0/billableMetrics "$BODY" | field id)
+BODY=$(printf '{"productId":"%s","name":"Tokens","unit":"token","aggregation":"SUM","valueProperty":"$.tokens"}' "$PRODUCT")
+TOKENS=$(api POST /v0/billableMetrics "$BODY" | field id)
 echo "product           $PRODUCT"
 echo "billable metrics  $CALLS $TOKENS"
 
 # 4. One price per metric (amounts are decimal strings), then a monthly plan that takes both.
-PRICE_CALLS=$(api POST /v0/prices "$(printf \
-  '{"billableMetricId":"%s","model":"standard","invoiceDisplayName":"API calls","properties":{"unitPrice":"0.002"}}' \
-  "$CALLS")" | field id)
-PRICE_TOKENS=$(api POST /v0/prices "$(printf \
-  '{"billableMetricId":"%s","model":"standard","invoiceDisplayName":"Tokens","properties":{"unitPrice":"0.00002"}}' \
-  "$TOKENS")" | field id)
-PLAN=$(api POST /v0/plans "$(printf \
-  '{"name":"Pro","productId":"%s","billingInterval":"monthly","currency":"USD","prices":["%s","%s"]}' \
-  "$PRODUCT" "$PRICE_CALLS" "$PRICE_TOKENS")")
+BODY=$(printf '{"billableMetricId":"%s","model":"standard","invoiceDisplayName":"API calls","properties":{"unitPrice":"0.002"}}' "$CALLS")
+PRICE_CALLS=$(api POST /v0/prices "$BODY" | field id)
+BODY=$(printf '{"billableMetricId":"%s","model":"standard","invoiceDisplayName":"Tokens","properties":{"unitPrice":"0.00002"}}' "$TOKENS")
+PRICE_TOKENS=$(api POST /v0/prices "$BODY" | field id)
+BODY=$(printf '{"name":"Pro","productId":"%s","billingInterval":"monthly","currency":"USD","prices":["%s","%s"]}' "$PRODUCT" "$PRICE_CALLS" "$PRICE_TOKENS")
+PLAN=$(api POST /v0/plans "$BODY")
 PLAN_ID=$(field id <<<"$PLAN")
 [[ $(field prices.1.planId <<<"$PLAN") == "$PLAN_ID" ]] || fail "the plan did not take its prices"
 echo "prices            $PRICE_CALLS $PRICE_TOKENS"
@@ -147,9 +142,8 @@ node -e '
 # (docs/testing.md); 6789 is verified after about a second. A new number each run, because the
 # same account twice is a 409. Polls for up to 10 s until the status leaves "pending".
 ACCOUNT_NUMBER="$(printf '%05d%05d' "$RANDOM" "$RANDOM")6789"
-ACCOUNT=$(api POST /v0/externalAccounts "$(printf \
-  '{"countryCode":"US","bankName":"STRIPE TEST BANK","currency":"USD","accountNumber":"%s","routingNumber":"110000000","accountHolderName":"Jenny Rosen","accountHolderType":"company"}' \
-  "$ACCOUNT_NUMBER")" | field id)
+BODY=$(printf '{"countryCode":"US","bankName":"STRIPE TEST BANK","currency":"USD","accountNumber":"%s","routingNumber":"110000000","accountHolderName":"Jenny Rosen","accountHolderType":"company"}' "$ACCOUNT_NUMBER")
+ACCOUNT=$(api POST /v0/externalAccounts "$BODY" | field id)
 STATUS=pending
 for _ in $(seq 20); do
   STATUS=$(api GET "/v0/externalAccounts/$ACCOUNT" | field status)

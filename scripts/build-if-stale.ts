@@ -57,7 +57,10 @@ function main(args: string[]): number {
     process.stdout.write('build is up to date (src/ unchanged): not rebuilding\n');
     return 0;
   }
-  process.stdout.write(`building: ${reason}\n`);
+  // Say it before the silence: nest build prints nothing while it works.
+  process.stdout.write(
+    `building: ${reason} (about 30 s on a first start; later starts skip it unless src/ changes)\n`,
+  );
   // The stamp carries the time the build started: a file saved during the build is newer.
   const started = new Date();
   const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });

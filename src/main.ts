@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
+import { databaseStartupProblem } from './database/startup-check';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -21,6 +22,11 @@ async function bootstrap(): Promise<void> {
       `WARNING: ENCRYPTION_KEY is not set; generated one into ${config.encryptionKeyGeneratedAt} ` +
         '(mode 0600). Set ENCRYPTION_KEY in production: bank account numbers cannot be read without it.\n',
     );
+  }
+  const databaseProblem = await databaseStartupProblem(config.database);
+  if (databaseProblem) {
+    process.stderr.write(`${databaseProblem}\n`);
+    process.exit(1);
   }
   const app = await createApp(config);
   try {

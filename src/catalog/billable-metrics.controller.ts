@@ -35,6 +35,7 @@ export class BillableMetricsController {
   }
 
   /** List billable metrics, newest first */
+  @ApiForbiddenMerchant()
   @Get()
   @ApiOkResponse({ type: BillableMetricListResponse, description: 'One page of billable metrics' })
   list(@CurrentCaller() caller: Caller, @Query() query: ListBillableMetricsQueryDto) {

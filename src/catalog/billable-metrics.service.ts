@@ -66,6 +66,7 @@ export class BillableMetricsService {
     tenant: Tenant,
     query: ListBillableMetricsQueryDto,
   ): Promise<ListResponse<BillableMetricResponse>> {
+    assertOwnMerchant(tenant.organizationId, query.merchantId);
     const [metrics, total] = await this.db.snapshot((m) =>
       this.metrics.page(m, tenant, { productId: query.productId }, query),
     );

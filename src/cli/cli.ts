@@ -31,8 +31,10 @@ Commands:
 Live-mode bank-account verification (docs/verification.md):
   external-accounts:pending [--organization <org_id>] [--limit <1-${MAX_AWAITING_OPERATOR}>]
       the live accounts waiting for a decision, oldest first (default limit 100)
-  external-accounts:verify --id <eba_id>
-  external-accounts:reject --id <eba_id> --reason <${VERIFICATION_FAILURE_REASONS.join('|')}>
+      each with its etag: a decision names the etag of the details it is about
+  external-accounts:verify --id <eba_id> --etag <etag>
+  external-accounts:reject --id <eba_id> --etag <etag> --reason <${VERIFICATION_FAILURE_REASONS.join('|')}>
+      refused (ACCOUNT_CHANGED) when the account changed since its etag was listed
 
 Works on DATABASE_URL (default sqlite:data/billing.sqlite) and prints JSON on its last line.`;
 
@@ -43,6 +45,7 @@ const OPTIONS = {
   mode: { type: 'string' },
   reason: { type: 'string' },
   limit: { type: 'string' },
+  etag: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -59,8 +62,8 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
   'api-keys:list': ['organization'],
   'api-keys:revoke': ['id'],
   'external-accounts:pending': ['organization', 'limit'],
-  'external-accounts:verify': ['id'],
-  'external-accounts:reject': ['id', 'reason'],
+  'external-accounts:verify': ['id', 'etag'],
+  'external-accounts:reject': ['id', 'etag', 'reason'],
 };
 
 /** The commands of the operator's verification routine: they run in the application's context. */
@@ -150,13 +153,18 @@ export async function runVerificationCommand(
       return verification.awaitingOperator(organization, limit);
     }
     case 'external-accounts:verify':
-      return verification.decideAsOperator(required(values, 'id'), { status: 'verified' });
+      return verification.decideAsOperator(required(values, 'id'), required(values, 'etag'), {
+        status: 'verified',
+      });
     case 'external-accounts:reject': {
       const reason = required(values, 'reason');
       if (!isFailureReason(reason)) {
         throw new UsageError(`--reason must be one of ${VERIFICATION_FAILURE_REASONS.join(', ')}`);
       }
-      return verification.decideAsOperator(required(values, 'id'), { status: 'errored', reason });
+      return verification.decideAsOperator(required(values, 'id'), required(values, 'etag'), {
+        status: 'errored',
+        reason,
+      });
     }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

@@ -119,6 +119,8 @@ const VARIABLES = {
   host: text('HOST', '0.0.0.0'),
   port: integer('PORT', 3000, 0, 65535),
   logLevel: choice<string>('LOG_LEVEL', LOG_LEVELS, 'info'),
+  /** LOG_FORMAT: `json` (default: one JSON object a line) or `pretty` (readable, for a terminal). */
+  logFormat: choice('LOG_FORMAT', ['json', 'pretty'] as const, 'json', 'must be json or pretty'),
   /** DATABASE_URL: sqlite:<path>, sqlite::memory: or postgres://… (default sqlite:data/billing.sqlite). */
   location: variable(
     'DATABASE_URL',

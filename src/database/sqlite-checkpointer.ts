@@ -73,14 +73,19 @@ export class SqliteCheckpointer {
       this.logger.warn(`background checkpoint failed: ${message}`),
     );
     // Only a thread still current is lost: `stop` lets go of it before asking it to end.
-    const gone = (reason: string) => {
+    // A thread that ended cleanly (exit code 0: its connection closed with the database, as at the
+    // end of a test) is no failure: said at debug level, so that a passing run prints no WARN
+    // that reads like one. An error or another exit code is a warning.
+    const gone = (reason: string, clean = false) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      this.logger.warn(`checkpoint thread lost (${reason}): commits checkpoint again`);
+      const line = `checkpoint thread ${clean ? 'ended' : 'lost'} (${reason}): commits checkpoint again`;
+      if (clean) this.logger.debug(line);
+      else this.logger.warn(line);
       this.autocheckpoint(INLINE_AUTOCHECKPOINT_PAGES);
     };
     worker.on('error', (err: Error) => gone(err.message));
-    worker.on('exit', (code) => gone(`exit code ${code}`));
+    worker.on('exit', (code) => gone(`exit code ${code}`, code === 0));
     this.autocheckpoint(BACKSTOP_AUTOCHECKPOINT_PAGES);
   }
 

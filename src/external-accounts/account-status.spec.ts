@@ -1,26 +1,47 @@
 import {
   ACCOUNT_STATUSES,
+  holderChanges,
   isFailureReason,
   resubmits,
   statusAfter,
   VERIFICATION_FAILURE_REASONS,
 } from './account-status';
 
-describe('resubmits (PATCH status "new")', () => {
+describe('resubmits: what a PATCH submits for verification again', () => {
   it.each([
-    ['pending', false],
-    ['verified', true],
-    ['errored', true],
-  ] as const)('%s -> %s', (status, expected) => {
-    expect(resubmits(status)).toBe(expected);
-  });
+    // status, PATCH status "new", holder changed → a new submission
+    ['pending', false, false, false],
+    ['pending', true, false, false],
+    ['pending', false, true, true],
+    ['verified', false, false, false],
+    ['verified', true, false, true],
+    ['verified', false, true, true],
+    ['errored', false, false, false],
+    ['errored', true, false, true],
+    ['errored', false, true, true],
+  ] as const)(
+    '%s, status new %s, holder changed %s -> %s',
+    (status, statusNew, holderChanged, expected) => {
+      expect(resubmits(status, { statusNew, holderChanged })).toBe(expected);
+    },
+  );
 
   it('covers every status', () => {
-    expect(ACCOUNT_STATUSES.map((s) => `${s}=${resubmits(s)}`)).toEqual([
-      'pending=false',
-      'verified=true',
-      'errored=true',
-    ]);
+    expect(ACCOUNT_STATUSES).toEqual(['pending', 'verified', 'errored']);
+  });
+});
+
+describe('holderChanges', () => {
+  const account = { accountHolderName: 'Alice Holder', accountHolderType: 'individual' };
+  it.each([
+    [{}, false],
+    [{ accountHolderName: 'Alice Holder' }, false],
+    [{ accountHolderName: null, accountHolderType: null }, false],
+    [{ accountHolderName: 'Eve After Verification' }, true],
+    [{ accountHolderType: 'company' }, true],
+    [{ accountHolderType: 'individual', accountHolderName: 'Alice Holder' }, false],
+  ])('%j -> %s', (patch, expected) => {
+    expect(holderChanges(account, patch)).toBe(expected);
   });
 });
 

@@ -29,11 +29,27 @@ export function isFailureReason(value: string): value is VerificationFailureReas
 }
 
 /**
- * PATCH `status: "new"`: a verified or errored account goes back to `pending` for a new
- * verification; a pending one is already waiting, so nothing changes (a no-op).
+ * Whether a PATCH submits the account for verification again (docs/api.md §5.5): a change of
+ * the holder's name or type always does (the details verified are no longer the account's, and
+ * a verification of the earlier ones still running is dropped); `status: "new"` does for a
+ * verified or errored account, and is a no-op on a pending one, which is already waiting.
  */
-export function resubmits(current: AccountStatus): boolean {
-  return current !== 'pending';
+export function resubmits(
+  current: AccountStatus,
+  request: { statusNew: boolean; holderChanged: boolean },
+): boolean {
+  return request.holderChanged || (request.statusNew && current !== 'pending');
+}
+
+/** True when `patch` changes what verification judges: the holder's name or type. */
+export function holderChanges(
+  account: { accountHolderName: string; accountHolderType: string },
+  patch: { accountHolderName?: string | null; accountHolderType?: string | null },
+): boolean {
+  return (
+    (patch.accountHolderName != null && patch.accountHolderName !== account.accountHolderName) ||
+    (patch.accountHolderType != null && patch.accountHolderType !== account.accountHolderType)
+  );
 }
 
 /** The status and statusReason an outcome leaves. */

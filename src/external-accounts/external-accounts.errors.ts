@@ -42,3 +42,17 @@ export class NotPendingError extends ConflictError {
     );
   }
 }
+
+/**
+ * 409 for the operator: the account changed (its holder, its status) since the operator read it
+ * with `external-accounts:pending`, so a decision would be about details never shown.
+ */
+export class AccountChangedError extends ConflictError {
+  constructor(id: string) {
+    super(
+      'ACCOUNT_CHANGED',
+      `External bank account '${id}' changed since its etag was read: list it again with ` +
+        'external-accounts:pending and decide on what it shows now',
+    );
+  }
+}

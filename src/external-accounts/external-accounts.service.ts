@@ -11,7 +11,7 @@ import { Tenant } from '../common/tenant';
 import { Caller } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { AccountNumberVault } from './account-number-vault';
-import { resubmits } from './account-status';
+import { holderChanges, resubmits } from './account-status';
 import { checkBankDetails, visibleLast4 } from './bank-details';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
 import {
@@ -143,8 +143,12 @@ export class ExternalAccountsService {
           ifMatch,
           changes: (account) => {
             // A verified or errored account goes back to pending as a new submission, which
-            // supersedes any verification of the previous one still running.
-            const resubmit = dto.status === 'new' && resubmits(account.status);
+            // supersedes any verification of the previous one still running. A change of the
+            // holder (what verification judges) is a new submission too, whatever the status.
+            const resubmit = resubmits(account.status, {
+              statusNew: dto.status === 'new',
+              holderChanged: holderChanges(account, dto),
+            });
             if (resubmit) dueAt = this.verification.dueAt(account, new Date());
             return {
               accountHolderName: dto.accountHolderName ?? undefined,

@@ -118,8 +118,9 @@ export function ApiCommonResponses(): MethodDecorator & ClassDecorator {
       required: false,
       description:
         'Echoed back when it is 1-128 of [A-Za-z0-9._-] holding no sk_live_, sk_test_ or whsec_ ' +
-        '(in any case); otherwise the service makes its own req_ id',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+        '(in any case); any other value is accepted too, and replaced by a req_ id the service ' +
+        'makes (so the schema refuses nothing the service accepts)',
+      schema: { type: 'string' },
     }),
     ApiErrorResponse(
       'unauthorized: no API key, a malformed Authorization header, or an unknown or revoked key ' +

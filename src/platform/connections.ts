@@ -10,8 +10,14 @@ import { ID_PREFIXES, newId } from '../common/ids';
 const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
 
 /** What a client did wrong below HTTP's routing, by the code of Node's parser (llhttp). */
-function parserError(code: string | undefined): ApiError {
+function parserError(code: string | undefined, rawPacket?: Buffer, bytesParsed = 0): ApiError {
   switch (code) {
+    case 'HPE_INVALID_METHOD':
+      // Node's parser knows only the methods of its table: a well-formed request line with
+      // another method is a 405; bytes that are no request line at all fall to the default.
+      return requestLineAt(rawPacket, bytesParsed)
+        ? methodNotAllowed('This method is not one this API answers')
+        : parserError(undefined);
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('headers_too_large', 'The request headers are larger than 16 KB', {
         code: 'HEADERS_TOO_LARGE',
@@ -55,6 +61,24 @@ function parserError(code: string | undefined): ApiError {
         { code: 'MALFORMED_REQUEST' },
       );
   }
+}
+
+/** True when the line the parser stopped in is a request line (`FROB /path HTTP/1.1`). */
+function requestLineAt(rawPacket: Buffer | undefined, bytesParsed: number): boolean {
+  if (!rawPacket) return false;
+  const text = rawPacket.toString('latin1');
+  const start = text.lastIndexOf('\n', Math.max(0, bytesParsed - 1)) + 1;
+  return /^[A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/.test(text.slice(start));
+}
+
+/** The methods some route of the API answers: what Allow says where the path is not known. */
+const API_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
+
+function methodNotAllowed(message: string): ApiError {
+  return new ApiError('method_not_allowed', `${message}: use GET, POST, PATCH or DELETE`, {
+    code: 'METHOD_NOT_ALLOWED',
+    headers: { Allow: API_METHODS },
+  });
 }
 
 /**
@@ -114,6 +138,12 @@ export class Connections {
       this.open.add(socket);
       socket.once('close', () => this.open.delete(socket));
     });
+    // CONNECT (a tunnel) never reaches Fastify: Node hands the socket to a `connect` listener,
+    // and without one destroys it unanswered. It is answered 405 in the envelope, and logged.
+    fastify.server.on('connect', (_request, socket: Socket) => {
+      this.refused.add(socket);
+      this.writeRaw(socket, methodNotAllowed('CONNECT is not supported'), 'CONNECT');
+    });
     // Node answers an Expect other than 100-continue with a bare 417; RFC 9110 lets a server
     // ignore it instead, and the request then meets the same hooks as any other.
     fastify.server.on('checkExpectation', (request, response) =>
@@ -150,7 +180,10 @@ export class Connections {
     );
   }
 
-  private onClientError(error: Error & { code?: string }, socket: Socket): void {
+  private onClientError(
+    error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
+    socket: Socket,
+  ): void {
     if (error.code === 'ECONNRESET' || socket.destroyed || this.refused.has(socket)) {
       // The client hung up (or its connection is already being answered and closed).
       socket.destroy();
@@ -166,7 +199,7 @@ export class Connections {
               `The request did not arrive in full within ${this.timeoutSeconds} second${this.timeoutSeconds === 1 ? '' : 's'}`,
               { code: 'REQUEST_TIMEOUT' },
             )
-        : parserError(error.code);
+        : parserError(error.code, error.rawPacket, error.bytesParsed);
     this.refuse(socket, apiError, error.code);
   }
 

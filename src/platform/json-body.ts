@@ -45,6 +45,9 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
     'application/json',
     { parseAs: 'buffer' },
     (request, bytes, done) => {
+      // A path no route answers is a 404, whatever its body: Fastify parses the body of its
+      // not-found route too, so the body is not read here.
+      if (request.is404) return done(null, undefined);
       const headerError =
         ambiguousContentType(request.raw.rawHeaders, request.headers['content-type']) ??
         (bytes.length > 0 ? unsupportedEncoding(request.headers['content-encoding']) : undefined) ??
@@ -61,9 +64,10 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
           undefined,
         );
       }
-      // No DELETE route takes a field, and many clients send Content-Type: application/json on
-      // every request: an empty DELETE body is no body (RouteInputGuard refuses one with fields).
-      if (body === '' && request.method === 'DELETE') return done(null, undefined);
+      // Many clients (generated ones among them) send Content-Type: application/json on every
+      // request: an empty body is no body, on every method (docs/api.md §6). A route that needs
+      // fields answers with the fields it misses; one that takes none, as to `{}`.
+      if (body === '') return done(null, undefined);
       void parseJson(request, body, (err, parsed) => {
         // Fastify's parser also refuses valid JSON holding a `__proto__` key (or `constructor`
         // with a `prototype`): parsed again by JSON.parse, which makes such a key an own data
@@ -72,13 +76,9 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
         const value: unknown = err ? parseKeepingReservedKeys(body) : parsed;
         if (value === NOT_JSON) {
           return done(
-            new ApiError(
-              'validation_error',
-              body === ''
-                ? 'The body is empty but Content-Type says application/json; send a JSON object'
-                : 'The body is not valid JSON',
-              { code: 'MALFORMED_JSON' },
-            ),
+            new ApiError('validation_error', 'The body is not valid JSON', {
+              code: 'MALFORMED_JSON',
+            }),
             undefined,
           );
         }

@@ -1,4 +1,6 @@
-import { holdsSecret, loggableHeader, loggablePath } from './logging';
+import { Writable } from 'node:stream';
+import { AppConfig } from '../config/app-config';
+import { createLogger, holdsSecret, loggableHeader, loggablePath } from './logging';
 import { RouteLiterals } from './route-table';
 
 const KEY = 'sk_live_KfIC0123456789abcdefghijklmnopqr';
@@ -108,4 +110,34 @@ describe('holdsSecret', () => {
       expect(holdsSecret(value)).toBe(false);
     },
   );
+});
+
+describe('createLogger (LOG_FORMAT)', () => {
+  function logged(logFormat: 'json' | 'pretty'): string {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const config = { logLevel: 'info', logFormat } as AppConfig;
+    const logger = createLogger(config, destination);
+    logger.info({ req: { headers: { authorization: `Bearer ${KEY}` } } }, 'request completed');
+    return lines.join('');
+  }
+
+  it('writes one JSON object a line by default', () => {
+    const line = JSON.parse(logged('json'));
+    expect(line).toMatchObject({ level: 30, msg: 'request completed' });
+    expect(line.req.headers.authorization).toBe('[redacted]');
+  });
+
+  it('writes readable lines with LOG_FORMAT=pretty, redacted alike', () => {
+    const text = logged('pretty');
+    expect(() => JSON.parse(text)).toThrow();
+    expect(text).toMatch(/INFO.*request completed/);
+    expect(text).toContain('[redacted]');
+    expect(text).not.toContain(KEY);
+  });
 });

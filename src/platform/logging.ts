@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoggerService } from '@nestjs/common';
 import { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { isAnyId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { RouteLiterals, routerPath } from './route-table';
@@ -20,12 +21,27 @@ export const REDACTED_PATHS = [
   'err.config',
 ];
 
-/** The application's one pino logger: JSON lines on `destination` (standard output by default). */
+/**
+ * The application's one pino logger: JSON lines on `destination` (standard output by default),
+ * or, with LOG_FORMAT=pretty, the same lines made readable by pino-pretty (a time, the level in
+ * colour on a terminal, the message, then the fields), for a developer at a terminal. The
+ * redaction is pino's, before either format.
+ */
 export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
   const options = {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
+  if (config.logFormat === 'pretty') {
+    const pretty = pinoPretty({
+      destination: destination ?? 1,
+      colorize: destination === undefined && process.stdout.isTTY,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      sync: true,
+    });
+    return pino(options, pretty);
+  }
   return destination ? pino(options, destination) : pino(options);
 }
 

@@ -10,6 +10,7 @@ import type {
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ApiError, ServiceUnavailableError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/etag';
+import { isAnyId } from '../common/ids';
 import { ErrorCause, errorExample, thrownBy } from './api-docs';
 import { parseIdempotencyKey } from './idempotency/idempotency-key';
 import { isRateLimitExempt } from './rate-limit';
@@ -370,10 +371,67 @@ function formatTimestamps(document: OpenAPIObject): void {
  * rate-limit headers, Idempotency-Key (409, 422), If-Match (412), If-None-Match (304), and ETag
  * on single-resource responses.
  */
+/**
+ * In OpenAPI 3.0 `nullable: true` admits null only beside a `type` in the same schema object, and
+ * `allOf` still applies to null: `{ type: 'object', nullable: true, allOf: [{ $ref }] }`, which the
+ * Swagger plugin writes for a nullable object property, refuses null in every strict client (the
+ * referenced schema refuses it). Such a schema is replaced by a copy of the one it names, with
+ * `nullable: true` beside its `type`; any other nullable schema without a type stops the document
+ * from being built, so the class of mistake cannot reach a client.
+ */
+function nullableReferences(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  const inlined = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as SchemaObject & ReferenceObject;
+    if (schema.nullable === true && (schema.type === undefined || schema.allOf || schema.$ref)) {
+      const only = schema.allOf?.length === 1 ? schema.allOf[0] : schema.$ref ? schema : undefined;
+      const name = only && '$ref' in only ? only.$ref.split('/').pop() : undefined;
+      const target = name ? schemas[name] : undefined;
+      if (!target || target.type === undefined) {
+        throw new Error(
+          `OpenAPI: ${JSON.stringify(node)} is nullable without a type, so strict clients refuse null`,
+        );
+      }
+      inlined.add(name!);
+      const { allOf: _allOf, $ref: _ref, type: _type, ...rest } = schema;
+      for (const key of Object.keys(schema)) delete (node as Record<string, unknown>)[key];
+      Object.assign(schema, structuredClone(target), rest, { nullable: true });
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(document.paths);
+  visit(schemas);
+  // A schema now copied everywhere it was named leaves the document.
+  const text = JSON.stringify(document);
+  for (const name of inlined) {
+    if (!text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
+}
+
+/** The fields of an example value (at any depth) that hold a resource id. */
+function idFieldsOf(value: unknown, path = ''): string[] {
+  if (typeof value === 'string') return isAnyId(value) ? [path || 'the id'] : [];
+  if (Array.isArray(value)) {
+    return value.some((item) => typeof item === 'string' && isAnyId(item))
+      ? [path]
+      : value.flatMap((item, i) => idFieldsOf(item, `${path}[${i}]`));
+  }
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) =>
+      idFieldsOf(item, path ? `${path}.${key}` : key),
+    );
+  }
+  return [];
+}
+
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };
   formatTimestamps(document);
+  nullableReferences(document);
   // Every /v0 route needs the bearer key; the public ones say so with an empty list.
   document.security = [{ bearer: [] }];
 
@@ -440,6 +498,33 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
       // Every error response carries named examples (a controller's single `example` included).
       for (const status of Object.keys(operation.responses).filter((s) => Number(s) >= 400)) {
         addErrorResponse(operation, status, '', []);
+      }
+      // A POST that takes no fields (rotateSecret) accepts no body, `{}` and an empty body alike
+      // (docs/api.md §6): declared so, or a strict client refuses to send the `{}` it accepts.
+      if (method === 'post' && !operation.requestBody) {
+        operation.requestBody = {
+          required: false,
+          description: 'No fields: send no body, `{}`, or an empty body',
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: {}, additionalProperties: false },
+            },
+          },
+        };
+      }
+      // A request example that names a resource by id works only with one of the reader's own
+      // ids: its summary says which field to replace (Swagger UI's "Try it out" sends it as is).
+      const requestBody = operation.requestBody;
+      if (requestBody && !('$ref' in requestBody)) {
+        for (const example of Object.values(
+          requestBody.content['application/json']?.examples ?? {},
+        )) {
+          if ('$ref' in example || /replace/i.test(example.summary ?? '')) continue;
+          const fields = idFieldsOf(example.value);
+          if (fields.length > 0) {
+            example.summary = `${example.summary ?? 'Example'} (replace ${fields.join(', ')} with ids of yours)`;
+          }
+        }
       }
       // PATCH changes only the fields sent: no body at all (or `{}`) changes nothing and answers 200.
       const body = operation.requestBody;

@@ -2,7 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import type { FastifyRequest } from 'fastify';
-import { FieldError, ValidationFailedError } from '../common/errors';
+import { FieldError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { ID_PREFIXES, NamedResource, RESOURCE_NAMES, isIdOf } from '../common/ids';
 import { findUnstorableText } from './validation.pipe';
 
 /**
@@ -13,6 +14,30 @@ import { findUnstorableText } from './validation.pipe';
 interface RouteShape {
   query: 'dto' | ReadonlySet<string>;
   takesBody: boolean;
+}
+
+/** Collections whose name is not their resource's in the plural. */
+const COLLECTION_RESOURCES: Record<string, NamedResource> = {
+  externalAccounts: 'externalBankAccount',
+};
+
+/**
+ * The resource named by each `:id` of a route pattern (`/v0/plans/:id/prices/:priceId` names a
+ * plan and a price): the collection before it, in the singular. Parameters of collections whose
+ * resource has no id prefix are left to their handler.
+ */
+function pathIdsOf(pattern: string | undefined): { param: string; resource: NamedResource }[] {
+  const segments = (pattern ?? '').split('/');
+  const ids: { param: string; resource: NamedResource }[] = [];
+  segments.forEach((segment, i) => {
+    if (!segment.startsWith(':') || i === 0) return;
+    const collection = segments[i - 1];
+    const resource = COLLECTION_RESOURCES[collection] ?? collection.replace(/s$/, '');
+    if (resource in RESOURCE_NAMES && resource in ID_PREFIXES) {
+      ids.push({ param: segment.slice(1), resource: resource });
+    }
+  });
+  return ids;
 }
 
 function routeShapeOf(controller: object, handler: { name: string }): RouteShape {
@@ -39,11 +64,15 @@ function routeShapeOf(controller: object, handler: { name: string }): RouteShape
  * reads included, as lists already answer: a parameter silently ignored hides a client's mistake,
  * and invites secrets into URLs (`?access_token=…`), which proxies and logs keep. Likewise the
  * body of a route that takes none (every DELETE, rotateSecret): each field of one is a 400
- * `unknown_field` (docs/decisions.md §1, Bodies).
+ * `unknown_field` (docs/decisions.md §1, Bodies). And first of all, a path id of the wrong shape
+ * for its collection is the 404 of a missing resource, as its service would answer it.
  */
 @Injectable()
 export class RouteInputGuard implements CanActivate {
-  private readonly shapes = new WeakMap<object, RouteShape>();
+  private readonly shapes = new WeakMap<
+    object,
+    RouteShape & { pathIds: ReturnType<typeof pathIdsOf> }
+  >();
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
@@ -51,8 +80,18 @@ export class RouteInputGuard implements CanActivate {
     const handler = context.getHandler();
     let shape = this.shapes.get(handler);
     if (shape === undefined) {
-      shape = routeShapeOf(context.getClass(), handler);
+      shape = {
+        ...routeShapeOf(context.getClass(), handler),
+        pathIds: pathIdsOf(request.routeOptions.url),
+      };
       this.shapes.set(handler, shape);
+    }
+    // A malformed id names nothing: 404 before any query or body is looked at (docs/api.md §1).
+    for (const { param, resource } of shape.pathIds) {
+      const id = (request.params as Record<string, unknown> | undefined)?.[param];
+      if (typeof id === 'string' && !isIdOf(ID_PREFIXES[resource], id)) {
+        throw new NotFoundError(resource, id);
+      }
     }
     if (!shape.takesBody) assertNoBodyFields(request.body);
     const query = (request.query ?? {}) as Record<string, unknown>;

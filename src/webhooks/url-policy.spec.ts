@@ -1,4 +1,12 @@
-import { isPublicAddress, checkUrl, resolvePublic, urlProblem, urlTextProblem } from './url-policy';
+import {
+  CLOUD_INTERNAL_ADDRESSES,
+  checkUrl,
+  isPublicAddress,
+  resolvePublic,
+  unresolvedHostProblem,
+  urlProblem,
+  urlTextProblem,
+} from './url-policy';
 
 describe('webhook URL policy', () => {
   it.each([
@@ -25,6 +33,12 @@ describe('webhook URL policy', () => {
     '::1:0',
     '64:ff9b::a00:1',
     'ff02::1',
+    // Cloud metadata and host services that address libraries class as public.
+    '168.63.129.16',
+    '::ffff:168.63.129.16',
+    '100.100.100.200',
+    '192.0.0.192',
+    'fd00:ec2::254',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -90,7 +104,33 @@ describe('webhook URL policy', () => {
     expect(urlProblem('http://127.0.0.1:8080/hook', true)).toBeNull();
   });
 
-  it('refuses a name that resolves to a loopback address', async () => {
-    await expect(resolvePublic('localhost')).rejects.toThrow(/not a public address/);
+  it('refuses every address of the documented cloud list, and the URLs that name them', () => {
+    for (const [cidr] of CLOUD_INTERNAL_ADDRESSES) {
+      const address = cidr.split('/')[0].replace(/::$/, '::1');
+      expect(isPublicAddress(address)).toBe(false);
+      const host = address.includes(':') ? `[${address}]` : address;
+      expect(urlProblem(`https://${host}:32526/machine?comp=goalstate`, false)).toContain(
+        'internal',
+      );
+    }
+  });
+
+  it('refuses a name that resolves to a loopback address without saying what it resolved to', async () => {
+    const refusal = resolvePublic('localhost');
+    await expect(refusal).rejects.toThrow('localhost does not resolve to public addresses only');
+    await expect(refusal).rejects.not.toThrow(/127\.0\.0\.1|::1/);
+    expect(unresolvedHostProblem(false)).not.toMatch(/\d+\.\d+/);
+  });
+
+  it('names WEBHOOK_ALLOW_PRIVATE_NETWORKS outside production, for what it would allow only', () => {
+    const hinted = (url: string) => checkUrl(url, false, true).problem;
+    expect(hinted('http://example.com/hook')).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
+    expect(hinted('https://10.0.0.1/hook')).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
+    expect(unresolvedHostProblem(true)).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
+    expect(hinted('ftp://example.com/hook')).not.toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS');
+    expect(hinted('https://user:pw@example.com/hook')).not.toContain('WEBHOOK_ALLOW_PRIVATE');
+    // In production (no hint) the setting is never named.
+    expect(checkUrl('http://example.com/hook', false).problem).not.toContain('WEBHOOK_ALLOW');
+    expect(unresolvedHostProblem(false)).not.toContain('WEBHOOK_ALLOW');
   });
 });

@@ -22,8 +22,34 @@ export function isPublicAddress(address: string): boolean {
     if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
     else if (v6.match(IPV4_COMPATIBLE)) return false;
   }
+  if (
+    CLOUD_INTERNAL.some(
+      ([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits),
+    )
+  ) {
+    return false;
+  }
   return parsed.range() === 'unicast';
 }
+
+/**
+ * Addresses that address libraries class as public but that reach a cloud provider's own
+ * services from inside a virtual machine (docs/webhooks.md, "Addresses refused"): metadata and
+ * host-service endpoints that answer whoever asks from inside, with credentials at times.
+ */
+export const CLOUD_INTERNAL_ADDRESSES = [
+  // Azure's host service (WireServer, the VM agent's channel) and its DNS/DHCP.
+  ['168.63.129.16/32', 'Azure WireServer and platform DNS'],
+  // Oracle Cloud's metadata service on its classic address.
+  ['192.0.0.192/32', 'Oracle Cloud Infrastructure metadata (classic)'],
+  // Alibaba Cloud's metadata service.
+  ['100.100.100.200/32', 'Alibaba Cloud metadata'],
+  // AWS's metadata, DNS and time service over IPv6 (Nitro): fd00:ec2::/32 is unique-local, but
+  // named here so that the list is whole.
+  ['fd00:ec2::/32', 'AWS instance metadata, DNS and time over IPv6'],
+] as const;
+
+const CLOUD_INTERNAL = CLOUD_INTERNAL_ADDRESSES.map(([cidr]) => ipaddr.parseCIDR(cidr));
 
 /** The host of a parsed URL without IPv6 brackets. */
 export function hostOf(url: URL): string {
@@ -33,8 +59,20 @@ export function hostOf(url: URL): string {
 /** A URL checked before DNS: parsed when it may be a webhook endpoint, or why it may not. */
 export type CheckedUrl = { url: URL; problem: null } | { url: null; problem: string };
 
-/** Parses a webhook URL and checks it before DNS (`urlProblem` says only why not). */
-export function checkUrl(raw: string, allowPrivateNetworks: boolean): CheckedUrl {
+/**
+ * What a refusal of an `http://` or internal URL adds outside production: how a developer
+ * reaches a receiver on their own machine (a newcomer could not find the setting).
+ */
+export const DEVELOPMENT_HINT =
+  ' (on your own machine, start the service with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow ' +
+  'http:// and private addresses; never in production)';
+
+/**
+ * Parses a webhook URL and checks it before DNS (`urlProblem` says only why not). `hint`
+ * (outside production) adds DEVELOPMENT_HINT to the refusals that setting would lift.
+ */
+export function checkUrl(raw: string, allowPrivateNetworks: boolean, hint = false): CheckedUrl {
+  const lifted = (problem: string) => refused(hint ? problem + DEVELOPMENT_HINT : problem);
   let url: URL;
   try {
     url = new URL(raw);
@@ -42,7 +80,11 @@ export function checkUrl(raw: string, allowPrivateNetworks: boolean): CheckedUrl
     return refused('must be an absolute URL such as "https://example.com/webhooks"');
   }
   const schemes = allowPrivateNetworks ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) return refused('must be an https:// URL');
+  if (!schemes.includes(url.protocol)) {
+    return url.protocol === 'http:'
+      ? lifted('must be an https:// URL')
+      : refused('must be an https:// URL');
+  }
   if (url.username !== '' || url.password !== '') {
     return refused('must not hold a user name or password');
   }
@@ -50,11 +92,25 @@ export function checkUrl(raw: string, allowPrivateNetworks: boolean): CheckedUrl
   if (url.port === '0') return refused('must not use port 0');
   const host = hostOf(url);
   if (!allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host)) {
-    return refused(
-      'must not point at a loopback, private, link-local or otherwise internal address',
-    );
+    return lifted(INTERNAL_ADDRESS);
   }
   return { url, problem: null };
+}
+
+const INTERNAL_ADDRESS =
+  'must not point at a loopback, private, link-local or otherwise internal address';
+
+/**
+ * Why a host that did not resolve to public addresses only is refused: the same words whether it
+ * did not resolve or resolved to an internal address, and never the address, so that the check
+ * cannot be used to map internal names (docs/api.md §5.7).
+ */
+export function unresolvedHostProblem(hint: boolean): string {
+  return (
+    'must name a host that resolves to public addresses only (not a loopback, private, ' +
+    'link-local or otherwise internal one)' +
+    (hint ? DEVELOPMENT_HINT : '')
+  );
 }
 
 function refused(problem: string): CheckedUrl {
@@ -112,9 +168,8 @@ export async function resolvePublic(host: string): Promise<LookupAddress[]> {
       : await lookup(host, { all: true, verbatim: true });
   const blocked = addresses.find((a) => !isPublicAddress(a.address));
   if (blocked) {
-    throw new BlockedAddressError(
-      `${host} resolves to ${blocked.address}, which is not a public address`,
-    );
+    // Never the address: the message reaches the endpoint's deliveries list (docs/api.md §5.7).
+    throw new BlockedAddressError(`${host} does not resolve to public addresses only`);
   }
   return addresses;
 }

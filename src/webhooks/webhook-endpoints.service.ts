@@ -22,7 +22,13 @@ import { MAX_URL_LENGTH, WebhookEndpoint } from './entities/webhook-endpoint.ent
 import { ListQueryDto } from '../common/dto/list-query.dto';
 import { checkEnabledEvents } from './enabled-events';
 import { SecretBox, newSigningSecret } from './secret-box';
-import { BlockedAddressError, checkUrl, hostOf, resolvePublic, urlTextProblem } from './url-policy';
+import {
+  checkUrl,
+  hostOf,
+  resolvePublic,
+  unresolvedHostProblem,
+  urlTextProblem,
+} from './url-policy';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { InvalidWebhookUrlError, WebhookEndpointLimitError } from './webhooks.errors';
@@ -251,7 +257,8 @@ export class WebhookEndpointsService {
    */
   private async checkUrl(url: string): Promise<string> {
     const allow = this.config.webhooks.allowPrivateNetworks;
-    const checked = checkUrl(url, allow);
+    const hint = this.config.env !== 'production';
+    const checked = checkUrl(url, allow, hint);
     if (checked.url === null) throw new InvalidWebhookUrlError(checked.problem);
     const textProblem = urlTextProblem(url);
     if (textProblem !== null) throw new InvalidWebhookUrlError(textProblem);
@@ -268,12 +275,9 @@ export class WebhookEndpointsService {
     const host = hostOf(checked.url);
     try {
       await resolvePublic(host);
-    } catch (err) {
-      throw new InvalidWebhookUrlError(
-        err instanceof BlockedAddressError
-          ? `must not point at a loopback, private, link-local or otherwise internal address (${err.message})`
-          : `must name a host that resolves (${host} did not)`,
-      );
+    } catch {
+      // Never what the name resolved to, nor whether it resolved (url-policy.ts).
+      throw new InvalidWebhookUrlError(unresolvedHostProblem(hint));
     }
     return called;
   }

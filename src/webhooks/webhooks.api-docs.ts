@@ -30,10 +30,20 @@ export const ApiCreateWebhookEndpoint = () =>
     ApiBody({
       type: CreateWebhookEndpointDto,
       examples: {
-        plans: {
-          summary: 'Plan events to an https:// listener',
+        quickstart: {
+          summary:
+            "Every event to the quickstart's receiver on your machine (docs/quickstart.md; start " +
+            'the service with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)',
           value: {
-            url: 'https://example.com/webhooks/billing',
+            url: 'http://127.0.0.1:4242/webhooks/quickstart',
+            enabledEvents: ['*'],
+            description: 'The quickstart receiver',
+          },
+        },
+        plans: {
+          summary: 'Plan events to your https:// listener (replace url with one of yours)',
+          value: {
+            url: 'https://hooks.your-company.example/billing',
             enabledEvents: ['plan.*', 'price.updated'],
             description: 'Production listener',
           },

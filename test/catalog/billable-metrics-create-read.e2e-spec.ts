@@ -450,15 +450,15 @@ describe(`billable metrics (${TEST_DIALECT})`, () => {
       expect(Object.keys(fieldErrors(res))).toEqual([field]);
     });
 
-    // docs/decisions.md: merchantId is not a filter of billable metrics (every metric is yours).
-    it('refuses merchantId as an unknown query parameter, even your own organization id', async () => {
-      for (const merchantId of [lister.organizationId, b.organizationId]) {
-        const res = await list(lister, `?merchantId=${merchantId}`);
-        expectErrorEnvelope(res, 400, 'validation_error', 'UNKNOWN_FIELD');
-        expect(res.body.errors).toEqual([
-          { field: 'merchantId', code: 'unknown_field', message: expect.any(String) },
-        ]);
-      }
+    // As products and plans take it (the Paygentic SDK sends it): yours, or 403.
+    it('filters by your own merchantId, and answers 403 for another organization', async () => {
+      const all = await list(lister, '?limit=100').expect(200);
+      const own = await list(lister, `?merchantId=${lister.organizationId}&limit=100`).expect(200);
+      expect(own.body).toEqual(all.body);
+      const other = await list(lister, `?merchantId=${b.organizationId}`);
+      expectErrorEnvelope(other, 403, 'forbidden');
+      const malformed = await list(lister, '?merchantId=acme');
+      expectErrorEnvelope(malformed, 400, 'validation_error');
     });
 
     it("never lists another organization's metrics", async () => {

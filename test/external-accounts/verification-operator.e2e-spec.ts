@@ -35,6 +35,12 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
       LOG_LEVEL: 'warn',
     });
 
+  /** The ETag of an account as its owner reads it: what `pending` shows and a decision names. */
+  async function etag(who: { auth: { Authorization: string } }, id: string): Promise<string> {
+    const res = await t.http().get(`/v0/externalAccounts/${id}`).set(who.auth).expect(200);
+    return res.headers.etag;
+  }
+
   async function create(who: { auth: { Authorization: string } }, last4: string): Promise<any> {
     const body = sandboxAccount(last4);
     numbers.push(body.accountNumber as string);
@@ -78,8 +84,12 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
       const ids = (r: typeof all) => (r.json.data as any[]).map((a) => a.id);
       expect(ids(all)).toEqual([a1.id, a2.id, b1.id]);
       expect(all.json.hasMore).toBe(false);
-      expect(acmeOnly.json).toEqual({ data: [a1, a2], hasMore: false });
-      expect(first.json).toEqual({ data: [a1], hasMore: true });
+      const withEtags = [
+        { ...a1, etag: await etag(acme.live, a1.id) },
+        { ...a2, etag: await etag(acme.live, a2.id) },
+      ];
+      expect(acmeOnly.json).toEqual({ data: withEtags, hasMore: false });
+      expect(first.json).toEqual({ data: [withEtags[0]], hasMore: true });
       expect(ids(all)).not.toContain(testAccount.id);
       for (const account of all.json.data as any[]) {
         expect(account.accountNumber).toBe(`****${account.last4}`);
@@ -93,13 +103,21 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
   it(
     'verifies and rejects live accounts; each decision is an operator event delivered by webhook',
     async () => {
-      const verified = await cli(['external-accounts:verify', '--id', a1.id]);
+      const verified = await cli([
+        'external-accounts:verify',
+        '--id',
+        a1.id,
+        '--etag',
+        await etag(acme.live, a1.id),
+      ]);
       expect(verified.code).toBe(0);
       expect(verified.json).toMatchObject({ id: a1.id, status: 'verified', statusReason: null });
       const rejected = await cli([
         'external-accounts:reject',
         '--id',
         a2.id,
+        '--etag',
+        await etag(acme.live, a2.id),
         '--reason',
         'account_closed',
       ]);
@@ -149,17 +167,46 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
     'answers clearly, and changes nothing, for an id it cannot decide',
     async () => {
       // `verify` given the --reason of `reject`: a usage error, not a verification.
-      const misTyped = await cli(['external-accounts:verify', '--id', b1.id, '--reason', 'closed']);
+      const b1Etag = await etag(other.live, b1.id);
+      const misTyped = await cli([
+        'external-accounts:verify',
+        '--id',
+        b1.id,
+        '--etag',
+        b1Etag,
+        '--reason',
+        'closed',
+      ]);
       expect(misTyped.code).toBe(2); // and b1's events below show no verification
+      const noEtag = await cli(['external-accounts:verify', '--id', b1.id]);
+      expect(noEtag.code).toBe(2);
       const [unknown, malformed, testMode, decided, badReason, noId] = await Promise.all([
-        cli(['external-accounts:verify', '--id', 'eba_00000000000000000000000000']),
-        cli(['external-accounts:verify', '--id', 'nope']),
-        cli(['external-accounts:verify', '--id', testAccount.id]),
-        cli(['external-accounts:reject', '--id', b1.id, '--reason', 'no_account']).then(() =>
-          cli(['external-accounts:verify', '--id', b1.id]),
-        ),
-        cli(['external-accounts:reject', '--id', b1.id, '--reason', 'closed']),
-        cli(['external-accounts:verify']),
+        cli([
+          'external-accounts:verify',
+          '--id',
+          'eba_00000000000000000000000000',
+          '--etag',
+          b1Etag,
+        ]),
+        cli(['external-accounts:verify', '--id', 'nope', '--etag', b1Etag]),
+        cli([
+          'external-accounts:verify',
+          '--id',
+          testAccount.id,
+          '--etag',
+          await etag(acme.test, testAccount.id),
+        ]),
+        cli([
+          'external-accounts:reject',
+          '--id',
+          b1.id,
+          '--etag',
+          b1Etag,
+          '--reason',
+          'no_account',
+        ]).then(() => cli(['external-accounts:verify', '--id', b1.id, '--etag', b1Etag])),
+        cli(['external-accounts:reject', '--id', b1.id, '--etag', b1Etag, '--reason', 'closed']),
+        cli(['external-accounts:verify', '--etag', b1Etag]),
       ]);
       expect([unknown.code, unknown.json]).toEqual([
         1,
@@ -209,7 +256,9 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
         acme.organizationId,
       ]);
       expect((pending.json.data as any[]).map((a) => a.id)).toEqual([a2.id]);
-      const verified = await cli(['external-accounts:verify', '--id', a2.id]);
+      const shown = (pending.json.data as any[])[0].etag as string;
+      expect(shown).toBe(await etag(acme.live, a2.id));
+      const verified = await cli(['external-accounts:verify', '--id', a2.id, '--etag', shown]);
       expect(verified.json).toMatchObject({ status: 'verified', statusReason: null });
       expect((await accountEvents(t, acme.live, a2.id)).map((e) => e.type)).toEqual([
         'externalBankAccount.created',
@@ -217,6 +266,102 @@ describe(`the operator's verification routine on the command line (${TEST_DIALEC
         'externalBankAccount.updated',
         'externalBankAccount.verified',
       ]);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'puts a verified live account whose holder changes back to pending, verified again (docs/api.md §5.5)',
+    async () => {
+      for (const change of [
+        { accountHolderName: 'Eve After Verification' },
+        { accountHolderType: 'company' },
+      ]) {
+        const before = await t.http().get(`/v0/externalAccounts/${a1.id}`).set(acme.live.auth);
+        expect(before.body.status).toBe('verified');
+        const res = await t
+          .http()
+          .patch(`/v0/externalAccounts/${a1.id}`)
+          .set(acme.live.auth)
+          .send(change)
+          .expect(200);
+        expect(res.body).toMatchObject({ ...change, status: 'pending', statusReason: null });
+        const pending = await cli([
+          'external-accounts:pending',
+          '--organization',
+          acme.organizationId,
+        ]);
+        expect((pending.json.data as any[]).map((a) => a.id)).toEqual([a1.id]);
+        const again = await cli([
+          'external-accounts:verify',
+          '--id',
+          a1.id,
+          '--etag',
+          (pending.json.data as any[])[0].etag,
+        ]);
+        expect(again.json).toMatchObject({ ...change, status: 'verified' });
+      }
+      // The same name again changes nothing: no new submission.
+      const same = await t
+        .http()
+        .patch(`/v0/externalAccounts/${a1.id}`)
+        .set(acme.live.auth)
+        .send({ accountHolderName: 'Eve After Verification' })
+        .expect(200);
+      expect(same.body.status).toBe('verified');
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'refuses a decision on details the operator was not shown (ACCOUNT_CHANGED), changing nothing',
+    async () => {
+      const account = await create(acme.live, '6793');
+      const pending = await cli([
+        'external-accounts:pending',
+        '--organization',
+        acme.organizationId,
+      ]);
+      const listed = (pending.json.data as any[]).find((a) => a.id === account.id);
+      expect(listed.accountHolderName).toBe(account.accountHolderName);
+      // The holder changes between the listing and the decision.
+      await t
+        .http()
+        .patch(`/v0/externalAccounts/${account.id}`)
+        .set(acme.live.auth)
+        .send({ accountHolderName: 'Eve After Listing' })
+        .expect(200);
+      for (const args of [
+        ['external-accounts:verify', '--id', account.id, '--etag', listed.etag],
+        [
+          'external-accounts:reject',
+          '--id',
+          account.id,
+          '--etag',
+          listed.etag,
+          '--reason',
+          'rejected',
+        ],
+      ]) {
+        const refused = await cli(args);
+        expect([refused.code, refused.json]).toEqual([
+          1,
+          expect.objectContaining({ error: 'conflict', code: 'ACCOUNT_CHANGED' }),
+        ]);
+      }
+      const read = await t.http().get(`/v0/externalAccounts/${account.id}`).set(acme.live.auth);
+      expect(read.body).toMatchObject({
+        status: 'pending',
+        accountHolderName: 'Eve After Listing',
+      });
+      const decided = await cli([
+        'external-accounts:verify',
+        '--id',
+        account.id,
+        '--etag',
+        read.headers.etag,
+      ]);
+      expect([decided.code, decided.json.status]).toEqual([0, 'verified']);
     },
     CLI_TIMEOUT,
   );

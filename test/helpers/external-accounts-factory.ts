@@ -62,9 +62,16 @@ export async function decide(
   status: 'verified' | 'errored',
   reason: VerificationFailureReason = 'rejected',
 ): Promise<any> {
-  const after = await t.app
-    .get(VerificationService)
-    .decideAsOperator(id, status === 'verified' ? { status } : { status, reason });
+  const verification = t.app.get(VerificationService);
+  // The operator decides on what `pending` showed: the account's current ETag.
+  const shown = (await verification.awaitingOperator(undefined, 1000)).data.find(
+    (a) => a.id === id,
+  );
+  const after = await verification.decideAsOperator(
+    id,
+    shown?.etag ?? '"not waiting"',
+    status === 'verified' ? { status } : { status, reason },
+  );
   return JSON.parse(JSON.stringify(after));
 }
 

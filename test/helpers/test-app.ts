@@ -6,6 +6,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { CreateAppOptions, createApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/database';
+import { DocumentCheck, assertMatchesDocument } from './openapi-check';
 import { TestDatabase, createTestDatabase } from './test-database';
 
 /** A fixed key so tests can compare ciphertexts; never used outside tests. */
@@ -25,8 +26,13 @@ export interface TestApp {
   database: TestDatabase;
   dataSource: DataSource;
   db: Database;
-  /** A supertest client on the real HTTP server. */
+  /**
+   * A supertest client on the real HTTP server; every JSON response it receives is checked
+   * against the served /docs-json (test/helpers/openapi-check.ts).
+   */
   http(): TestAgent;
+  /** The check of responses against the served OpenAPI document. */
+  documentCheck: DocumentCheck;
   /** A new organization with one live key. */
   createTenant(name?: string): Promise<TestTenant>;
   close(): Promise<void>;
@@ -61,13 +67,15 @@ export async function startTestApp(
     throw err;
   }
   const apiKeys = app.get(ApiKeysService);
+  const documentCheck = await loadDocumentCheck(app);
   return {
     app,
     config,
     database,
     dataSource: app.get(DataSource),
     db: app.get(Database),
-    http: () => request(app.getHttpServer()),
+    documentCheck,
+    http: () => checkedHttp(app, documentCheck),
     async createTenant(name = 'Test Org') {
       const org = await apiKeys.createOrganization(name);
       const key = await apiKeys.createApiKey(org.id);
@@ -83,6 +91,46 @@ export async function startTestApp(
       await database.drop();
     },
   };
+}
+
+/** The served OpenAPI document, ready to check responses against. */
+export async function loadDocumentCheck(app: NestFastifyApplication): Promise<DocumentCheck> {
+  const served = await app
+    .getHttpAdapter()
+    .getInstance()
+    .inject({ method: 'GET', url: '/docs-json' });
+  if (served.statusCode !== 200) throw new Error(`GET /docs-json answered ${served.statusCode}`);
+  return new DocumentCheck(JSON.parse(served.body));
+}
+
+const HTTP_METHODS: Record<string, string> = {
+  get: 'GET',
+  post: 'POST',
+  put: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  del: 'DELETE',
+  head: 'HEAD',
+  options: 'OPTIONS',
+};
+
+/**
+ * A supertest client on `app` whose every request also asserts that its response matches the
+ * OpenAPI document: a suite that receives an undocumented status or body fails.
+ */
+export function checkedHttp(app: NestFastifyApplication, check: DocumentCheck): TestAgent {
+  const agent = request(app.getHttpServer());
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      const method = typeof property === 'string' ? HTTP_METHODS[property] : undefined;
+      if (!method || typeof value !== 'function') return value;
+      return (url: string, ...rest: unknown[]) =>
+        (value as (...args: unknown[]) => request.Test)
+          .call(target, url, ...rest)
+          .expect((res) => assertMatchesDocument(check, method, url, res));
+    },
+  });
 }
 
 /** Asserts the error envelope of docs/api.md §3 and that requestId matches the header. */

@@ -174,6 +174,27 @@ describe(`service foundation (${TEST_DIALECT})`, () => {
       expectErrorEnvelope(res, 404, 'not_found');
     });
 
+    it('a malformed path id is a 404 before any query or body is looked at, on every route', async () => {
+      const doc = (await t.http().get('/docs-json').expect(200)).body;
+      const checked: string[] = [];
+      for (const [path, item] of Object.entries<any>(doc.paths)) {
+        if (!path.startsWith('/v0/') || !path.includes('{')) continue;
+        for (const method of Object.keys(item).filter((m) =>
+          ['get', 'post', 'patch', 'delete'].includes(m),
+        )) {
+          const target = path.replace(/\{[^}]+\}/g, 'available') + '?customerId=x&limit=-1';
+          let req = (t.http() as any)[method](target).set(tenant.auth);
+          if (method === 'post' || method === 'patch') req = req.send({ name: 12, unknown: true });
+          const res = await req;
+          expectErrorEnvelope(res, 404, 'not_found', 'RESOURCE_NOT_FOUND');
+          checked.push(`${method} ${path}`);
+        }
+      }
+      expect(checked).toEqual(
+        expect.arrayContaining(['get /v0/plans/{id}', 'patch /v0/plans/{id}']),
+      );
+    });
+
     it('a known path with the wrong method is a 405 with Allow', async () => {
       const res = await t.http().delete('/v0/test-faults/domain').set(tenant.auth);
       expectErrorEnvelope(res, 405, 'method_not_allowed');

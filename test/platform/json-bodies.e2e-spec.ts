@@ -82,19 +82,33 @@ describe(`JSON bodies (${TEST_DIALECT})`, () => {
         expect(res.body.deletedAt).not.toBeNull();
       }
     });
+  });
 
-    it('still refuses an empty POST or PATCH body that says it is JSON (MALFORMED_JSON)', async () => {
+  describe('an empty body with Content-Type: application/json is no body (docs/api.md §6)', () => {
+    const empty = ['Content-Type: application/json', 'Content-Length: 0'];
+
+    it('answers a create as it answers one without a body: the required fields, not MALFORMED_JSON', async () => {
+      const res = await raw('POST', '/v0/products', empty);
+      expectRawEnvelope(res, 400, 'validation_error', 'REQUIRED');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
+    });
+
+    it('changes nothing on a PATCH and answers 200, as {} does', async () => {
       const created = await createResource(l.t, tenant, 'product');
-      for (const [method, path] of [
-        ['POST', '/v0/products'],
-        ['PATCH', `/v0/products/${created.id}`],
-      ]) {
-        const res = await raw(method, path, [
-          'Content-Type: application/json',
-          'Content-Length: 0',
-        ]);
-        expectRawEnvelope(res, 400, 'validation_error', 'MALFORMED_JSON');
-        expect(res.body.message).toContain('empty');
+      const res = await raw('PATCH', `/v0/products/${created.id}`, empty);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: created.id, updatedAt: created.updatedAt });
+    });
+
+    it('is a 404 on a path no route answers, never a 400 for its body', async () => {
+      for (const [headers, body] of [
+        [empty, ''],
+        [['Content-Type: application/json', 'Content-Length: 1'], '{'],
+        [['Content-Type: text/plain', 'Content-Length: 2'], 'hi'],
+        [['Content-Type: application/json; charset=latin1', 'Content-Length: 2'], '{}'],
+      ] as const) {
+        const res = await raw('POST', '/v0/nothing', [...headers], body);
+        expectRawEnvelope(res, 404, 'not_found', 'ROUTE_NOT_FOUND');
       }
     });
   });

@@ -74,6 +74,20 @@ describe(`operations (${TEST_DIALECT})`, () => {
     }
   });
 
+  it('stops with two lines naming a PostgreSQL database that does not exist, and how to create it', async () => {
+    const server = new URL(
+      process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    );
+    server.pathname = '/billing_missing_41';
+    const result = await runTs('src/main.ts', [], { ...env, DATABASE_URL: server.href });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('the PostgreSQL database "billing_missing_41" does not exist');
+    expect(lines[1]).toContain('createdb');
+    expect(result.stdout).toBe('');
+  });
+
   it('prints one development key on the first start of an empty database, and never again', async () => {
     const first = await startServer(env);
     expect(await first.stop()).toBe(0);

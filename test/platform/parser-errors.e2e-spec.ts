@@ -146,6 +146,24 @@ describe(`requests refused before routing (${TEST_DIALECT})`, () => {
       expect(closed).toBe(true);
     });
 
+    it.each([
+      ['CONNECT', 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n'],
+      ['an unknown method', 'FROB /v0/plans HTTP/1.1\r\nHost: x\r\n\r\n'],
+      ['a method Node knows but no route takes', 'PROPFIND /v0/plans HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ])('answers %s 405 in the envelope, with Allow, and logs it', async (_what, data) => {
+      const before = l.logs.length;
+      const { responses } = await exchange(port, data);
+      expect(responses).toHaveLength(1);
+      expectRawEnvelope(responses[0], 405, 'method_not_allowed');
+      expect(responses[0].headers.allow).toEqual(expect.stringContaining('GET'));
+      await new Promise((resolve) => setImmediate(resolve));
+      const logged = l.logs
+        .slice(before)
+        .map((line) => JSON.parse(line))
+        .filter((line) => (line.reqId ?? line.req?.id) === responses[0].headers['x-request-id']);
+      expect(logged).not.toEqual([]);
+    });
+
     it('never logs the bytes of a refused request (they may hold a key)', async () => {
       const key = tenant.apiKey;
       await exchange(

@@ -48,7 +48,8 @@ describe(`webhook forgery refusals at delivery (${TEST_DIALECT})`, () => {
     [
       'a name that resolves to 127.0.0.1',
       () => `https://localhost:${port()}/hooks`,
-      /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/,
+      // Never what the name resolved to: the deliveries list would map internal names.
+      /^(?!.*(127\.0\.0\.1|::1)).*localhost does not resolve to public addresses only/,
     ],
     ['a loopback address', () => `https://127.0.0.1:${port()}/hooks`, /internal address/],
     ['a plain http:// URL', () => `http://127.0.0.1:${port()}/hooks`, /https:\/\//],

@@ -1,12 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
+import { IsMerchantId } from '../../common/merchant';
 
 /**
- * docs/api.md §5.2: the one filter is `productId`. `merchantId` is not one (every metric a key
- * sees is its organization's), so it is an unknown query parameter (docs/decisions.md).
+ * docs/api.md §5.2: filters `productId`, and `merchantId` as products and plans take it (the
+ * Paygentic SDK sends it): your own organization id, another answers 403.
  */
 export class ListBillableMetricsQueryDto extends ListQueryDto {
+  /** Only metrics of this merchant: your own organization id (another one answers 403). */
+  @ApiPropertyOptional({ example: 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ABC' })
+  @IsOptional()
+  @IsMerchantId()
+  merchantId?: string;
+
   /**
    * Only metrics of this product. A product id of the wrong shape is a 400; a well-formed id
    * that is not one of your products matches nothing.

@@ -36,8 +36,10 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ example: 'USD' })
   currency: string;
 
-  /** Redacted: "****" and the last four characters. The full number is never returned. */
-  @ApiProperty({ example: '****6789', pattern: '^\\*{4}[A-Z0-9]{4}$' })
+  /**
+   * Redacted: "****" and `last4`. The full number is never returned.
+   */
+  @ApiProperty({ example: '****6789', pattern: '^\\*{4}[A-Z0-9]{2,4}$' })
   accountNumber: string;
 
   /** As stored: sort codes and BSBs without separators, BICs in upper case. */
@@ -50,8 +52,11 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ enum: ACCOUNT_HOLDER_TYPES, example: 'individual' })
   accountHolderType: AccountHolderType;
 
-  /** The last four characters of the account number. */
-  @ApiProperty({ example: '6789' })
+  /**
+   * The last four characters of the account number, but never more than half of them: a 4- or
+   * 5-character number shows 2, a 6- or 7-character one 3.
+   */
+  @ApiProperty({ example: '6789', pattern: '^[A-Z0-9]{2,4}$' })
   last4: string;
 
   /** `pending` until verified; `errored` when verification failed or the account stopped working. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError } from '../../common/errors';
+import { etagOf } from '../../common/etag';
 import { ID_PREFIXES, isIdOf } from '../../common/ids';
 import { Database } from '../../database/database';
 import { Actor, OPERATOR, SYSTEM } from '../../platform/caller';
@@ -14,6 +15,7 @@ import { ExternalBankAccount } from '../entities/external-bank-account.entity';
 import {
   NotForOperatorError,
   NotPendingError,
+  AccountChangedError,
   TestModeAccountError,
 } from '../external-accounts.errors';
 import { ExternalAccountsRepository } from '../external-accounts.repository';
@@ -24,7 +26,8 @@ export const MAX_AWAITING_OPERATOR = 1000;
 
 /** The operator's queue: the oldest live accounts waiting, and whether more wait behind them. */
 export interface AwaitingOperator {
-  data: ExternalBankAccountResponse[];
+  /** Each account as GET shows it, with the ETag a decision on it must name (`--etag`). */
+  data: (ExternalBankAccountResponse & { etag: string })[];
   hasMore: boolean;
 }
 
@@ -107,7 +110,11 @@ export class VerificationService {
       this.accounts.awaitingOperator(m, organizationId, take + 1),
     );
     return {
-      data: rows.slice(0, take).map(toExternalBankAccountResponse),
+      // Each with its ETag, which the decision must name (decideAsOperator).
+      data: rows.slice(0, take).map((row) => {
+        const view = toExternalBankAccountResponse(row);
+        return { ...view, etag: etagOf(view) };
+      }),
       hasMore: rows.length > take,
     };
   }
@@ -116,9 +123,14 @@ export class VerificationService {
    * The operator's decision on a live account waiting for one (the command line), with actor
    * `operator`. An unknown id, a deleted account and a test-mode account are not found (the
    * sandbox verifies test accounts: they never wait for an operator); an account that is not
-   * pending is a conflict.
+   * pending is a conflict, and so is one whose ETag is not the `etag` the operator was shown
+   * (ACCOUNT_CHANGED): a decision is about the details the operator saw.
    */
-  decideAsOperator(id: string, outcome: VerificationOutcome): Promise<ExternalBankAccountResponse> {
+  decideAsOperator(
+    id: string,
+    etag: string,
+    outcome: VerificationOutcome,
+  ): Promise<ExternalBankAccountResponse> {
     return this.db.transaction(async (m) => {
       const account = isIdOf(ID_PREFIXES.externalBankAccount, id)
         ? await this.accounts.findById(m, id, true)
@@ -128,6 +140,9 @@ export class VerificationService {
       const verifier = this.verifierFor(account);
       if (verifier.kind !== 'manual') throw new NotForOperatorError(id, verifier.name);
       if (account.status !== 'pending') throw new NotPendingError(id, account.status);
+      if (etagOf(toExternalBankAccountResponse(account)) !== etag) {
+        throw new AccountChangedError(id);
+      }
       const after = await this.write(m, account, outcome, OPERATOR);
       // Locked and checked above: the compare-and-set cannot miss here.
       if (!after) throw new NotPendingError(id, account.status);

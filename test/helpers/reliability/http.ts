@@ -1,4 +1,5 @@
 import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { DocumentCheck, pendingDocumentProblems } from '../openapi-check';
 
 export interface Reply {
   status: number;
@@ -26,6 +27,8 @@ export class HttpClient {
   sent = 0;
 
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  /** The served /docs-json, read once: every JSON response is checked against it. */
+  private documentCheck?: Promise<DocumentCheck | undefined>;
 
   constructor(
     readonly baseUrl: string,
@@ -65,7 +68,28 @@ export class HttpClient {
       ms: Date.now() - started,
     };
     if (this.keepJournal) this.journal.push(JSON.stringify(reply.headers) + '\n' + text);
+    const check = await (this.documentCheck ??= this.loadDocument());
+    const problem = check?.problem(method, path, status, replyHeaders['content-type'], text);
+    if (problem) pendingDocumentProblems.push(problem);
     return reply;
+  }
+
+  private async loadDocument(): Promise<DocumentCheck | undefined> {
+    try {
+      const served = await send(
+        this.agent,
+        `${this.baseUrl}/docs-json`,
+        'GET',
+        {},
+        undefined,
+        30_000,
+      );
+      if (served.status === 200) return new DocumentCheck(JSON.parse(served.text));
+    } catch {
+      // The service is down (a crash suite): the next request reads the document again.
+    }
+    this.documentCheck = undefined;
+    return undefined;
   }
 
   get(path: string, headers?: Record<string, string>) {
