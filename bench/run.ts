@@ -2,13 +2,15 @@
  * The load benchmark: the built service in a child process on loopback, on a seeded database
  * (1,000 plans of 3 prices, 1,000 bank accounts), loaded by autocannon one scenario after the
  * other (bench/lib/scenarios.ts), on SQLite and on PostgreSQL. For each run: responses a second,
- * latency p50 and p99, and the service process's CPU per response. See docs/benchmarks.md.
+ * latency p50 and p99, and the service process's CPU per response. Then, side by side, usage
+ * ingestion of the service and of its bare node:http baseline (bench/usage.ts, one run of
+ * --usage-duration seconds each; `npm run bench:usage` is the full one). See docs/benchmarks.md.
  *
  *   npm run bench          3 s warm-up, then 3 runs of 10 s per scenario
  *   npm run bench:quick    one run of 3 s, no warm-up: a smoke run
  *
  * Options (after `--`): --db sqlite,postgres  --scenarios getPlan,createPlan  --duration 10
- *   --warmup 3  --repeats 3  --connections 50  --mode quick|full
+ *   --warmup 3  --repeats 3  --connections 50  --mode quick|full  --usage-duration 3 (0: none)
  * Prints a Markdown table for docs/benchmarks.md; the runs are saved under bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ import {
   seedTenant,
 } from './lib/seed';
 import { ROOT, startTarget } from './lib/servers';
+import { usageIngestion } from './usage';
 
 const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     repeats: { type: 'string' },
     connections: { type: 'string', default: '50' },
+    'usage-duration': { type: 'string', default: '3' },
   },
 });
 const quick = values.mode === 'quick';
@@ -49,6 +53,7 @@ const options = {
   warmup: Number(values.warmup ?? (quick ? 0 : 3)),
   repeats: Number(values.repeats ?? (quick ? 1 : 3)),
   connections: Number(values.connections),
+  usageDuration: Number(values['usage-duration']),
 };
 
 interface Run {
@@ -171,6 +176,14 @@ async function main(): Promise<void> {
     `\n${started.toISOString()} to ${new Date().toISOString()}, Node ${process.version}, ` +
       `load ${load()} (medians of ${options.repeats}):\n\n${table(runs)}\n`,
   );
+  if (options.usageDuration > 0) {
+    log(`usage ingestion, service and baseline side by side, ${options.usageDuration} s each`);
+    await usageIngestion(options.dialects, {
+      durationSeconds: options.usageDuration,
+      connections: 4,
+      repeats: 1,
+    });
+  }
 }
 
 main().catch((err: unknown) => {

@@ -4,35 +4,31 @@
  *   ingest  Events per second through `POST /v0/usageEvents` in batches of 100 and of 1,000,
  *           against bench/baseline/usage-server.ts (bare node:http, the same validation and
  *           the same deduplicating inserts with the same driver), side by side in this one run,
- *           alternating which goes first. Target: service ≥ 0.5 × baseline.
+ *           alternating which goes first. Target: service ≥ 0.5 × baseline. `npm run bench`
+ *           runs this part too (bench/run.ts, one short run of each).
  *   meter   The meter of one customer's month holding 100,000 events, with 10 thousand and
  *           then with 10 million other events stored (bulk SQL, not HTTP). Target: within 1.5×.
  *
  *   npm run bench:usage                        both parts, both databases, prints Markdown
  *   npm run bench:usage -- --db sqlite --parts ingest --duration 5 --others 1000000
  */
-import { loadavg } from 'node:os';
-import { mkdirSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import * as ts from 'typescript';
 import { ID_PREFIXES, newId } from '../src/common/ids';
 import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/database';
 import { runLoad } from './lib/load';
-import { describeMachine } from './lib/report';
 import { Tenant, seedTenant } from './lib/seed';
-import { ROOT, Target, buildBaseline, startTarget } from './lib/servers';
-import { median } from './lib/stats';
+import { ROOT, Target, startTarget } from './lib/servers';
 
-const { values: args } = parseArgs({
-  options: {
-    db: { type: 'string', default: 'sqlite,postgres' },
-    parts: { type: 'string', default: 'ingest,meter' },
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '4' },
-    repeats: { type: 'string', default: '2' },
-    others: { type: 'string', default: '10000000' },
-  },
-});
+export interface IngestOptions {
+  durationSeconds: number;
+  connections: number;
+  repeats: number;
+}
+
 const RESULTS = join(ROOT, 'bench', 'results');
 const ENV = {
   NODE_ENV: 'production',
@@ -45,11 +41,27 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-const lines: string[] = [];
-const say = (line: string) => {
-  console.log(line);
-  lines.push(line);
-};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const say = (line: string) => console.log(line);
+
+/**
+ * The baseline, transpiled under dist/bench/baseline/ so that its requires of the built service
+ * (../../src/usage/…) and of node_modules resolve as in production.
+ */
+function buildBaseline(): string {
+  const out = join(ROOT, 'dist', 'bench', 'baseline');
+  mkdirSync(out, { recursive: true });
+  const source = readFileSync(join(ROOT, 'bench', 'baseline', 'usage-server.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      esModuleInterop: true,
+    },
+  });
+  writeFileSync(join(out, 'usage-server.js'), outputText);
+  return join(out, 'usage-server.js');
+}
 
 /** A customer row as the customers migration makes it. */
 async function seedCustomer(sql: SqlClient, tenant: Tenant): Promise<string> {
@@ -75,15 +87,14 @@ async function seedCustomer(sql: SqlClient, tenant: Tenant): Promise<string> {
 async function start(kind: 'service' | 'baseline', database: BenchDatabase): Promise<Target> {
   mkdirSync(RESULTS, { recursive: true });
   return startTarget({
-    kind,
     databaseUrl: database.url,
     logFile: join(RESULTS, `usage-${kind}.log`),
     env: ENV,
-    baselineEntry: kind === 'baseline' ? join(buildBaseline(), '..', 'usage-server.js') : undefined,
+    entry: kind === 'baseline' ? buildBaseline() : undefined,
   });
 }
 
-async function ingest(dialect: Dialect): Promise<void> {
+async function ingest(dialect: Dialect, options: IngestOptions): Promise<void> {
   const database = await createBenchDatabase(dialect);
   const sql = await database.connect();
   try {
@@ -99,7 +110,7 @@ async function ingest(dialect: Dialect): Promise<void> {
     let serial = 0;
     for (const batch of [100, 1000]) {
       const rates: Record<string, number[]> = { service: [], baseline: [] };
-      for (let r = 0; r < Number(args.repeats); r++) {
+      for (let r = 0; r < options.repeats; r++) {
         const order =
           r % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
         for (const kind of order) {
@@ -107,8 +118,8 @@ async function ingest(dialect: Dialect): Promise<void> {
           try {
             const result = await runLoad({
               url: target.url,
-              connections: Number(args.connections),
-              durationSeconds: Number(args.duration),
+              connections: options.connections,
+              durationSeconds: options.durationSeconds,
               expectStatus: 202,
               next: () => {
                 const events = Array.from({ length: batch }, (_, i) => ({
@@ -191,7 +202,7 @@ async function bulkEvents(
   }
 }
 
-async function meter(dialect: Dialect): Promise<void> {
+async function meter(dialect: Dialect, others: number): Promise<void> {
   const database = await createBenchDatabase(dialect);
   const sql = await database.connect();
   try {
@@ -205,7 +216,6 @@ async function meter(dialect: Dialect): Promise<void> {
     ]);
     const month = Math.floor((Date.now() - 40 * DAY) / DAY) * DAY;
     await bulkEvents(sql, tenant, metric, 100_000, customer, month, 30 * DAY, 'uev_mine');
-    const others = Number(args.others);
     let stored = 0;
     for (const total of [10_000, others]) {
       const t0 = Date.now();
@@ -249,30 +259,51 @@ async function meter(dialect: Dialect): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const machine = describeMachine();
+/** The ingestion table: service and baseline side by side, on each of `dialects`. */
+export async function usageIngestion(dialects: Dialect[], options: IngestOptions): Promise<void> {
   say(
-    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}; load at start ${machine.load}.`,
+    '\n| Database | Batch | Service events/s | Baseline events/s | Ratio (≥ 0.5) | Load (1, 5, 15 min) |',
+  );
+  say('| --- | --- | --- | --- | --- | --- |');
+  for (const dialect of dialects) await ingest(dialect, options);
+}
+
+async function main(): Promise<void> {
+  const { values: args } = parseArgs({
+    options: {
+      db: { type: 'string', default: 'sqlite,postgres' },
+      parts: { type: 'string', default: 'ingest,meter' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '4' },
+      repeats: { type: 'string', default: '2' },
+      others: { type: 'string', default: '10000000' },
+    },
+  });
+  say(
+    `Machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores, ` +
+      `${Math.round(totalmem() / 1024 ** 3)} GB, Node ${process.version}; load at start ${load()}.`,
   );
   const dialects = args.db.split(',') as Dialect[];
   const parts = args.parts.split(',');
   if (parts.includes('ingest')) {
-    say(
-      '\n| Database | Batch | Service events/s | Baseline events/s | Ratio (≥ 0.5) | Load (1, 5, 15 min) |',
-    );
-    say('| --- | --- | --- | --- | --- | --- |');
-    for (const dialect of dialects) await ingest(dialect);
+    await usageIngestion(dialects, {
+      durationSeconds: Number(args.duration),
+      connections: Number(args.connections),
+      repeats: Number(args.repeats),
+    });
   }
   if (parts.includes('meter')) {
     say(
       '\n| Database | Other events stored | Meter (median of 10) | totalValue | Seeding | Load |',
     );
     say('| --- | --- | --- | --- | --- | --- |');
-    for (const dialect of dialects) await meter(dialect);
+    for (const dialect of dialects) await meter(dialect, Number(args.others));
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

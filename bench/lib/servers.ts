@@ -94,12 +94,14 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Called with the child's pid as soon as it is spawned, before it answers /healthz. */
   onSpawn?: (pid: number) => void;
+  /** Another script to start in place of the built service (a baseline under dist/). */
+  entry?: string;
 }
 
-/** Starts the built service (node dist/src/main.js) on a free port. */
+/** Starts the built service (node dist/src/main.js), or `entry`, on a free port. */
 export async function startTarget(options: StartOptions): Promise<Target> {
   const port = await freePort();
-  const entry = join(ROOT, 'dist', 'src', 'main.js');
+  const entry = options.entry ?? join(ROOT, 'dist', 'src', 'main.js');
   const log = openSync(options.logFile, 'a');
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     cwd: ROOT,
