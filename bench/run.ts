@@ -29,6 +29,7 @@ import {
 } from './lib/seed';
 import { ROOT, startTarget } from './lib/servers';
 import { usageIngestion } from './usage';
+import { median } from './lib/stats';
 
 const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -133,8 +134,6 @@ async function measure(dialect: Dialect, out: Run[]): Promise<void> {
     await database.drop();
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function table(runs: Run[]): string {
   const lines = [

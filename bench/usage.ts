@@ -17,11 +17,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as ts from 'typescript';
-import { ID_PREFIXES, newId } from '../src/common/ids';
-import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/database';
+import { BenchDatabase, Dialect, createBenchDatabase } from './lib/database';
 import { runLoad } from './lib/load';
-import { Tenant, seedTenant } from './lib/seed';
+import { seedTenant } from './lib/seed';
+import { bulkEvents, seedCustomer } from './lib/usage-rows';
 import { ROOT, Target, startTarget } from './lib/servers';
+import { median } from './lib/stats';
 
 export interface IngestOptions {
   durationSeconds: number;
@@ -41,7 +42,6 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const say = (line: string) => console.log(line);
 
 /**
@@ -61,27 +61,6 @@ function buildBaseline(): string {
   });
   writeFileSync(join(out, 'usage-server.js'), outputText);
   return join(out, 'usage-server.js');
-}
-
-/** A customer row as the customers migration makes it. */
-async function seedCustomer(sql: SqlClient, tenant: Tenant): Promise<string> {
-  const id = newId(ID_PREFIXES.customer);
-  const now = new Date();
-  await sql.run(
-    'INSERT INTO customers (id, organization_id, livemode, name, email, external_id, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [
-      id,
-      tenant.organizationId,
-      sql.dialect === 'sqlite' ? 1 : true,
-      'Bench',
-      'b@example.com',
-      id,
-      {},
-      now,
-      now,
-    ],
-  );
-  return id;
 }
 
 async function start(kind: 'service' | 'baseline', database: BenchDatabase): Promise<Target> {
@@ -158,47 +137,6 @@ async function ingest(dialect: Dialect, options: IngestOptions): Promise<void> {
   } finally {
     await sql.close();
     await database.drop();
-  }
-}
-
-/** `count` events of other customers (or of `customerId`), spread over `from` + `spanMs`. */
-async function bulkEvents(
-  sql: SqlClient,
-  tenant: Tenant,
-  type: string,
-  count: number,
-  customer: string | null,
-  from: number,
-  spanMs: number,
-  prefix: string,
-): Promise<void> {
-  const pg = sql.dialect === 'postgres';
-  const step = Math.max(1, Math.floor(spanMs / count));
-  const who = customer === null ? `'cus_other' || (n % 1000)` : '?';
-  const params = [
-    tenant.organizationId,
-    ...(customer === null ? [] : [customer]),
-    type,
-    from,
-    step,
-  ];
-  // One INSERT … SELECT over a generated series, in chunks of a million rows.
-  for (let done = 0; done < count; done += 1_000_000) {
-    const last = Math.min(count, done + 1_000_000);
-    const series = pg
-      ? `generate_series(${done + 1}, ${last}) AS g(n)`
-      : `(WITH RECURSIVE s(n) AS (SELECT ${done + 1} UNION ALL SELECT n + 1 FROM s WHERE n < ${last}) SELECT n FROM s) AS g`;
-    const at = pg
-      ? `to_timestamp((?::bigint + n::bigint * ?::bigint) / 1000.0)`
-      : `strftime('%Y-%m-%d %H:%M:%f', (? + n * ?) / 1000.0, 'unixepoch')`;
-    const data = pg
-      ? `json_build_object('v', ((n % 1000) || '.123456789012'))`
-      : `json_object('v', ((n % 1000) || '.123456789012'))`;
-    await sql.run(
-      `INSERT INTO usage_events (id, organization_id, livemode, idempotency_key, customer_id, type, "timestamp", data, created_at) ` +
-        `SELECT '${prefix}' || n, ?, ${pg ? 'true' : '1'}, '${prefix}' || n, ${who}, ?, ${at}, ${data}, ${pg ? 'now()' : "'2026-01-01 00:00:00.000'"} FROM ${series}`,
-      params,
-    );
   }
 }
 
