@@ -1,5 +1,6 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { JsonColumn, TimestampColumn } from '../../database/column-types';
+import { Invoice } from './invoice.entity';
 
 export const INVOICE_LINE_TYPES = ['fixedFee', 'usage', 'lateUsage'] as const;
 export type InvoiceLineType = (typeof INVOICE_LINE_TYPES)[number];
@@ -17,6 +18,10 @@ export class InvoiceLine {
 
   @Column({ name: 'invoice_id', type: 'varchar', length: 48 })
   invoiceId: string;
+
+  @ManyToOne(() => Invoice, { nullable: false })
+  @JoinColumn({ name: 'invoice_id', foreignKeyConstraintName: 'invoice_lines_invoice_id_fkey' })
+  invoice?: Invoice;
 
   @Column({ type: 'integer' })
   position: number;

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
-import { JsonColumn, LivemodeColumn, TimestampColumn } from '../../database/column-types';
+import { JsonColumn, TimestampColumn } from '../../database/column-types';
 
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -39,7 +39,7 @@ export class Invoice {
   @Column({ name: 'organization_id', type: 'varchar', length: 48 })
   organizationId: string;
 
-  @LivemodeColumn()
+  @Column({ type: 'boolean' })
   livemode: boolean;
 
   @ManyToOne(() => Organization, { nullable: false })

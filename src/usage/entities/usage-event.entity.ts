@@ -1,4 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Organization } from '../../auth/entities/organization.entity';
 import { JsonTextColumn, TimestampColumn } from '../../database/column-types';
 
 /**
@@ -29,6 +30,13 @@ export class UsageEvent {
 
   @Column({ type: 'boolean' })
   livemode: boolean;
+
+  @ManyToOne(() => Organization, { nullable: false })
+  @JoinColumn({
+    name: 'organization_id',
+    foreignKeyConstraintName: 'usage_events_organization_id_fkey',
+  })
+  organization?: Organization;
 
   @Column({ name: 'idempotency_key', type: 'varchar', length: 255 })
   idempotencyKey: string;

@@ -14,7 +14,7 @@ export class Invoices1764000400000 implements MigrationInterface {
       CREATE TABLE "invoices" (
         "id" varchar(48) PRIMARY KEY NOT NULL,
         "organization_id" varchar(48) NOT NULL,
-        "livemode" boolean NOT NULL DEFAULT true,
+        "livemode" boolean NOT NULL,
         "customer_id" varchar(48) NOT NULL,
         "subscription_id" varchar(48) NOT NULL,
         "plan_id" varchar(48) NOT NULL,
