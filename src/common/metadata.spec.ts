@@ -1,5 +1,5 @@
 import { ValidationFailedError } from './errors';
-import { mergeMetadata, sameMetadata, sortedMetadata, validateMetadata } from './metadata';
+import { mergeMetadata, sortedMetadata, validateMetadata } from './metadata';
 
 describe('validateMetadata', () => {
   it('accepts a flat object of strings, numbers and booleans', () => {
@@ -54,14 +54,5 @@ describe('sortedMetadata', () => {
   it('returns metadata that is already in order as it is', () => {
     const inOrder = { a: 1, b: 2 };
     expect(sortedMetadata(inOrder)).toBe(inOrder);
-  });
-});
-
-describe('sameMetadata', () => {
-  it('compares keys and values, not their order', () => {
-    expect(sameMetadata({ a: 1, b: 'x' }, { b: 'x', a: 1 })).toBe(true);
-    expect(sameMetadata({ a: 1 }, { a: '1' })).toBe(false);
-    expect(sameMetadata({ a: 1 }, { b: 1 })).toBe(false);
-    expect(sameMetadata({}, { a: 1 })).toBe(false);
   });
 });

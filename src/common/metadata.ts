@@ -101,11 +101,3 @@ export function sortedMetadata(metadata: Metadata): Metadata {
   for (const key of keys.sort()) out[key] = metadata[key];
   return out;
 }
-
-/** Whether two metadata objects hold the same keys with the same values (order aside). */
-export function sameMetadata(a: Metadata, b: Metadata): boolean {
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
-  );
-}

@@ -247,10 +247,6 @@ const RULES: ((c: Read) => string | undefined)[] = [
       : undefined,
 ];
 
-export type EventsConfig = Read['events'];
-export type WebhooksConfig = Read['webhooks'];
-export type VerificationConfig = Read['verification'];
-
 export type AppConfig = Omit<
   Read,
   'location' | 'poolSize' | 'dispatcherPoolSize' | 'encryptionKey'

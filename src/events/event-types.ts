@@ -60,14 +60,6 @@ export function typesOfPrefix(prefix: string): readonly EventType[] {
 /** An event type, a prefix such as `plan.*`, or `*` (webhook endpoints only). */
 export type EventSelector = string;
 
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
-
-export function isEventPrefix(value: string): boolean {
-  return EVENT_PREFIXES.includes(value);
-}
-
 /** True when `type` is selected by one of `selectors` (types, `prefix.*` or `*`). */
 export function selects(selectors: readonly EventSelector[], type: string): boolean {
   const prefix = `${resourceOf(type)}.*`;

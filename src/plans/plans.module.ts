@@ -5,6 +5,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { PlanCount } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
+import { PlanPricesService } from './plan-prices.service';
 import { PlansController } from './plans.controller';
 import { PlansRepository } from './plans.repository';
 import { PlansService } from './plans.service';
@@ -20,7 +21,7 @@ import { PricesService } from './prices.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Plan, PlanCount, Price]), CatalogModule, EventsModule],
   controllers: [PlansController, PricesController],
-  providers: [PlansRepository, PricesRepository, PlansService, PricesService],
+  providers: [PlansRepository, PricesRepository, PlansService, PlanPricesService, PricesService],
   exports: [PlansService],
 })
 export class PlansModule {}

@@ -15,16 +15,15 @@ import { EventsService } from '../events/events.service';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { PlanResponse, toPlanResponse } from './dto/plan.response';
-import { PriceResponse, toPriceResponse } from './dto/price.response';
+import { toPriceResponse } from './dto/price.response';
 import { UpdatePlanDto } from './dto/update-plan.dto';
 import { BillingInterval, Plan } from './entities/plan.entity';
 import { Price } from './entities/price.entity';
-import { PriceCandidate, assertPricesUsable, checkPriceIdList } from './plan-price-list';
-import { PlanDeletedError, PlanInUseError, PriceInUseError } from './plans.errors';
+import { assertPricesUsable, checkPriceIdList } from './plan-price-list';
+import { PlanPricesService } from './plan-prices.service';
+import { PlanDeletedError, PlanInUseError } from './plans.errors';
 import { PlansRepository } from './plans.repository';
 import { PricesRepository } from './prices.repository';
-
-type LoadedPrice = Price & PriceCandidate;
 
 /** What a subscription needs of its plan (PlansService.forSubscription). */
 export interface SubscribablePlan {
@@ -44,10 +43,8 @@ function productNotFound(id: string): ValidationFailedError {
 }
 
 /**
- * Plans and the attachment of their prices. Every write is one transaction, and a price is
- * taken by a conditional write (only while its plan_id is null) whose row count is checked, so two
- * plans racing for one free price cannot both get it: on PostgreSQL the loser's write waits
- * for the winner's row lock and then matches nothing; on SQLite writes are serialized.
+ * Plans: every write is one transaction; PlanPricesService attaches, frees and reorders their
+ * prices in it.
  */
 @Injectable()
 export class PlansService {
@@ -57,6 +54,7 @@ export class PlansService {
     private readonly prices: PricesRepository,
     private readonly catalog: CatalogService,
     private readonly events: EventsService,
+    private readonly planPrices: PlanPricesService,
   ) {}
 
   async create(caller: Caller, dto: CreatePlanDto): Promise<PlanResponse> {
@@ -70,7 +68,7 @@ export class PlansService {
         throw productNotFound(dto.productId);
       }
       // Locked: the answer and the events show these prices as they are when taken.
-      const found = await this.loadPrices(m, tenant, priceIds, true);
+      const found = await this.planPrices.load(m, tenant, priceIds, true);
       assertPricesUsable(priceIds, found, dto.productId, null);
       // Once the prices are locked, so that no price's updatedAt goes back in time.
       const now = new Date();
@@ -96,11 +94,11 @@ export class PlansService {
       await this.plans.insert(m, plan);
       const prices = priceIds.map((id) => found.get(id)!);
       const pricesBefore = prices.map(toPriceResponse);
-      await this.attach(m, plan, prices, new Map(), now);
+      await this.planPrices.attach(m, plan, prices, new Map(), now);
       await this.plans.count(m, plan, 0, +1);
       const response = toPlanResponse(plan, prices);
       await this.events.record(m, { ...caller, type: 'plan.created', object: response });
-      await this.recordPriceChanges(m, caller, pricesBefore, prices);
+      await this.planPrices.recordChanges(m, caller, pricesBefore, prices);
       return response;
     }, caller.commit);
   }
@@ -177,7 +175,7 @@ export class PlansService {
           if (listChanged) {
             // The plan's updatedAt moves with its prices', to the same instant.
             const next = { ...plan, ...withoutUndefined(changes) };
-            const replaced = await this.replacePrices(m, caller, next, prices, priceIds);
+            const replaced = await this.planPrices.replace(m, caller, next, prices, priceIds);
             prices = replaced.prices;
             changes.updatedAt = replaced.now;
           }
@@ -217,130 +215,6 @@ export class PlansService {
       }
       return response;
     }, caller.commit);
-  }
-
-  /**
-   * Validates the new list, frees the prices left out, takes the new ones and reorders; records
-   * `price.updated` for each price taken or freed. Returns the plan's prices and the instant
-   * written as their (and the plan's) updatedAt.
-   */
-  private async replacePrices(
-    m: EntityManager,
-    caller: Caller,
-    plan: Plan,
-    current: Price[],
-    priceIds: string[],
-  ): Promise<{ prices: Price[]; now: Date }> {
-    const found = await this.loadPrices(m, caller.principal, priceIds, true);
-    assertPricesUsable(priceIds, found, plan.productId, plan.id);
-    // Once every price written is locked, so that no price's updatedAt goes back in time.
-    const now = new Date();
-    const wanted = new Set(priceIds);
-    const dropped = current.filter((p) => !wanted.has(p.id));
-    if (dropped.length > 0) {
-      await this.prices.free(
-        m,
-        plan.id,
-        dropped.map((p) => p.id),
-        now,
-      );
-    }
-    const prices = priceIds.map((pid) => found.get(pid)!);
-    const pricesBefore = prices.map(toPriceResponse);
-    const kept = new Map<string, number>();
-    prices.forEach((p, i) => {
-      if (p.planId === plan.id && p.planPosition !== i) kept.set(p.id, i);
-    });
-    await this.attach(
-      m,
-      plan,
-      prices.filter((p) => p.planId === null),
-      kept,
-      now,
-      prices,
-    );
-    const freed = dropped.map((p) => ({ ...p, planId: null, planPosition: null, updatedAt: now }));
-    await this.recordPriceChanges(
-      m,
-      caller,
-      [...dropped.map(toPriceResponse), ...pricesBefore],
-      [...freed, ...prices],
-    );
-    return { prices, now };
-  }
-
-  /** `price.updated` for each price whose view changed (its plan), in the order given. */
-  private async recordPriceChanges(
-    m: EntityManager,
-    caller: Caller,
-    before: PriceResponse[],
-    after: Price[],
-  ): Promise<void> {
-    for (let i = 0; i < after.length; i++) {
-      await this.events.recordUpdate(
-        m,
-        { ...caller, type: 'price.updated' },
-        before[i],
-        toPriceResponse(after[i]),
-      );
-    }
-  }
-
-  /**
-   * Takes free prices into the plan (one conditional UPDATE; a count short of the list means
-   * another plan or a delete got there first: 409) and moves `reordered` prices already in the
-   * plan to their new positions. Updates the loaded entities to match what was written.
-   */
-  private async attach(
-    m: EntityManager,
-    plan: Plan,
-    free: LoadedPrice[],
-    reordered: Map<string, number>,
-    now: Date,
-    order: Price[] = free,
-  ): Promise<void> {
-    const planId = plan.id;
-    const positions = new Map(order.map((p, i) => [p.id, i]));
-    if (free.length > 0) {
-      const ids = free.map((p) => p.id);
-      const taken = await this.prices.take(m, planId, ids, positions, now);
-      if (taken !== ids.length) {
-        // Lost a race: say which prices were taken (or deleted) in the meantime.
-        const latest = await this.loadPrices(m, plan, ids);
-        assertPricesUsable(ids, latest, plan.productId, planId);
-        throw new PriceInUseError('A listed price was taken by another plan; list another price');
-      }
-      for (const p of free) Object.assign(p, { planId, updatedAt: now });
-    }
-    if (reordered.size > 0) {
-      await this.prices.reorder(m, planId, [...reordered.keys()], positions);
-    }
-    for (const p of order) p.planPosition = positions.get(p.id)!;
-  }
-
-  /**
-   * The listed prices of the tenant, each with the product of its billable metric (which
-   * the catalog answers, in the same transaction); locked on PostgreSQL when `lock` is set.
-   */
-  private async loadPrices(
-    m: EntityManager,
-    tenant: Tenant,
-    ids: string[],
-    lock = false,
-  ): Promise<Map<string, LoadedPrice>> {
-    if (ids.length === 0) return new Map();
-    const prices = await this.prices.findMany(m, tenant, ids, lock);
-    const products = await this.catalog.productsOfMetrics(
-      m,
-      tenant,
-      prices.map((p) => p.billableMetricId),
-    );
-    const loaded = new Map<string, LoadedPrice>();
-    for (const price of prices) {
-      const metricProductId = products.get(price.billableMetricId);
-      if (metricProductId !== undefined) loaded.set(price.id, { ...price, metricProductId });
-    }
-    return loaded;
   }
 
   /**

@@ -1,21 +1,19 @@
 import type {
-  ExampleObject,
   HeaderObject,
   OpenAPIObject,
   OperationObject,
   ParameterObject,
-  ReferenceObject,
-  ResponseObject,
-  SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ApiError, ServiceUnavailableError, ValidationFailedError } from '../common/errors';
-import { assertIfMatch } from '../common/etag';
 import { isAnyId } from '../common/ids';
-import { ErrorCause, errorExample, thrownBy } from './api-docs';
-import { parseIdempotencyKey } from './idempotency/idempotency-key';
+import { badRequestCauses, addErrorResponse, DATABASE_DOWN, PLATFORM } from './openapi-errors';
+import {
+  closeRequestSchemas,
+  formatTimestamps,
+  isResourceSchema,
+  nullableReferences,
+} from './openapi-schemas';
 import { isRateLimitExempt } from './rate-limit';
 
-const ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const HEADERS: Record<string, HeaderObject> = {
@@ -80,337 +78,6 @@ const PARAMETERS: Record<string, ParameterObject> = {
   },
 };
 
-const invalid = (field: string, code: string, message: string) =>
-  new ValidationFailedError([{ field, code, message }]);
-
-/**
- * What the platform answers on any route, by status: its description, its causes (each an
- * example body), and the headers it carries. The causes that depend on the operation (which
- * field is required, whether it lists) are added by badRequestCauses.
- */
-const PLATFORM: Record<string, { description: string; causes: ErrorCause[]; headers?: string[] }> =
-  {
-    '409': {
-      description:
-        'conflict: IDEMPOTENCY_KEY_IN_USE, a request with this Idempotency-Key is still running',
-      causes: [
-        [
-          'A request with this Idempotency-Key is still running',
-          new ApiError(
-            'conflict',
-            'A request with this Idempotency-Key is still being processed; retry after it finishes',
-            { code: 'IDEMPOTENCY_KEY_IN_USE' },
-          ),
-        ],
-      ],
-      // IDEMPOTENCY_KEY_IN_USE says when to retry (the operation's own 409s do not).
-      headers: ['Retry-After'],
-    },
-    '412': {
-      description: 'precondition_failed: If-Match does not match the current ETag',
-      causes: [
-        ['The resource changed since it was read', thrownBy(() => assertIfMatch('"x"', {}))],
-      ],
-    },
-    '408': {
-      description:
-        'request_timeout: the request did not arrive in full within REQUEST_TIMEOUT_SECONDS (30 by default); the connection is closed',
-      causes: [
-        [
-          'A body that stopped arriving',
-          new ApiError('request_timeout', 'The request did not arrive in full within 30 seconds', {
-            code: 'REQUEST_TIMEOUT',
-          }),
-        ],
-      ],
-    },
-    '431': {
-      description: 'headers_too_large: the request headers are larger than 16 KB',
-      causes: [
-        [
-          'Headers over 16 KB',
-          new ApiError('headers_too_large', 'The request headers are larger than 16 KB', {
-            code: 'HEADERS_TOO_LARGE',
-          }),
-        ],
-      ],
-    },
-    '413': {
-      description:
-        'payload_too_large: the body is larger than 100 KB (1 MB for POST /v0/usageEvents)',
-      causes: [
-        [
-          'A body over 100 KB',
-          new ApiError(
-            'payload_too_large',
-            'Request bodies may be at most 100 KB (1 MB for POST /v0/usageEvents)',
-            {
-              code: 'PAYLOAD_TOO_LARGE',
-            },
-          ),
-        ],
-      ],
-    },
-    '415': {
-      description:
-        'unsupported_media_type: a body that is not `application/json`, or JSON in another charset than UTF-8',
-      causes: [
-        [
-          'A body sent as text/plain',
-          new ApiError(
-            'unsupported_media_type',
-            'Request bodies must be sent as Content-Type: application/json',
-            { code: 'UNSUPPORTED_MEDIA_TYPE' },
-          ),
-        ],
-      ],
-    },
-    '422': {
-      description: 'idempotency_error: this Idempotency-Key was used for a different request',
-      causes: [
-        [
-          'The same key with another body',
-          new ApiError(
-            'idempotency_error',
-            'This Idempotency-Key was already used with a different body; use a new key for a new request',
-            { code: 'IDEMPOTENCY_KEY_REUSED' },
-          ),
-        ],
-      ],
-    },
-    '429': {
-      description:
-        'rate_limited: more requests in this second than RATE_LIMIT_PER_SECOND allows for this API key',
-      causes: [
-        [
-          'Past the limit',
-          new ApiError(
-            'rate_limited',
-            'Too many requests: the limit is 100 per second per API key; retry in 1 second',
-          ),
-        ],
-      ],
-      headers: ['Retry-After'],
-    },
-    '500': {
-      description: 'internal_error: an unexpected failure; requestId finds it in the logs',
-      causes: [['An unexpected failure', new ApiError('internal_error', 'Internal server error')]],
-    },
-    '503': {
-      description:
-        'service_unavailable: the service is shutting down (or, on a route that reads the database, cannot reach it); retry after Retry-After',
-      causes: [
-        [
-          'The instance is shutting down',
-          new ApiError(
-            'service_unavailable',
-            'The service is shutting down; send the request again',
-            { code: 'SHUTTING_DOWN' },
-          ),
-        ],
-      ],
-      headers: ['Retry-After'],
-    },
-  };
-
-/** A /v0 route reads the database: it also answers 503 when the database does not answer. */
-const DATABASE_DOWN: ErrorCause = ['The database does not answer', new ServiceUnavailableError()];
-
-function resolve(
-  document: OpenAPIObject,
-  schema: SchemaObject | ReferenceObject | undefined,
-): SchemaObject | undefined {
-  if (!schema) return undefined;
-  if (!('$ref' in schema)) return schema;
-  const resolved = document.components?.schemas?.[schema.$ref.split('/').pop() ?? ''];
-  return resolved && !('$ref' in resolved) ? resolved : undefined;
-}
-
-function isResourceSchema(
-  document: OpenAPIObject,
-  schema: SchemaObject | ReferenceObject | undefined,
-): boolean {
-  const properties = resolve(document, schema)?.properties;
-  return !!properties && 'id' in properties && 'object' in properties;
-}
-
-function bodySchema(document: OpenAPIObject, operation: OperationObject): SchemaObject | undefined {
-  const body = operation.requestBody;
-  if (!body || '$ref' in body) return undefined;
-  return resolve(document, body.content['application/json']?.schema);
-}
-
-/** The 400s an operation can answer whatever its DTO's own rules, each as the API words it. */
-function badRequestCauses(
-  document: OpenAPIObject,
-  method: string,
-  operation: OperationObject,
-): ErrorCause[] {
-  const causes: ErrorCause[] = [];
-  const body = bodySchema(document, operation);
-  if (body) {
-    const required = body.required?.[0];
-    if (required) {
-      causes.push(['A required field is missing', invalid(required, 'required', 'is required')]);
-    }
-    causes.push([
-      'A field this request does not take',
-      invalid('colour', 'unknown_field', 'is not a field of this request'),
-    ]);
-    causes.push([
-      'A body that is not JSON',
-      new ApiError('validation_error', 'The body is not valid JSON', { code: 'MALFORMED_JSON' }),
-    ]);
-  }
-  const lists = (operation.parameters ?? []).some((p) => !('$ref' in p) && p.name === 'limit');
-  if (lists) {
-    causes.push([
-      'limit out of range',
-      invalid('limit', 'out_of_range', 'must be a whole number from 1 to 100'),
-    ]);
-  } else {
-    causes.push([
-      'A query parameter this route does not take',
-      invalid('expand', 'unknown_field', 'is not a query parameter of this route'),
-    ]);
-  }
-  if (method !== 'get') {
-    causes.push(['An invalid Idempotency-Key', thrownBy(() => parseIdempotencyKey(''))]);
-  }
-  return causes;
-}
-
-/**
- * Adds `causes` to the operation's response for their status: creates it when the controller
- * did not document it, else adds the examples to the controller's own (turning a single
- * `example` into named `examples`). Each status so ends with an example body of its own.
- */
-function addErrorResponse(
-  operation: OperationObject,
-  status: string,
-  description: string,
-  causes: ErrorCause[],
-): void {
-  let response = operation.responses[status] as ResponseObject | undefined;
-  if (!response) {
-    response = { description, content: { 'application/json': { schema: ENVELOPE } } };
-    operation.responses[status] = response;
-  } else if (status === '409' && description) {
-    // The controller's conflicts, and the idempotency one every write can answer.
-    response.description = `${response.description}; or ${description}`;
-  }
-  const media = ((response.content ??= {})['application/json'] ??= { schema: ENVELOPE });
-  const examples: Record<string, ExampleObject | ReferenceObject> = {};
-  if (media.example !== undefined) {
-    const example = media.example as { code?: string; error?: string };
-    examples[example.code ?? example.error ?? 'example'] = { value: example };
-    delete media.example;
-  }
-  Object.assign(examples, media.examples);
-  const bodies = new Set(
-    Object.values(examples).map((e) => ('value' in e ? JSON.stringify(e.value) : '')),
-  );
-  for (const [summary, error] of causes) {
-    const example = errorExample(error, summary);
-    if (bodies.has(JSON.stringify(example.value))) continue;
-    const base = error.errors?.[0]?.code ?? error.code ?? error.category;
-    let name = base;
-    for (let i = 2; name in examples; i++) name = `${base}_${i}`;
-    examples[name] = example;
-  }
-  media.examples = examples;
-}
-
-/**
- * The API rejects every field a request body does not define (docs/api.md §1): the schemas of
- * request bodies, and the objects nested in them, say so with `additionalProperties: false`.
- */
-function closeRequestSchemas(
-  document: OpenAPIObject,
-  schema: SchemaObject | ReferenceObject | undefined,
-  seen = new Set<SchemaObject>(),
-): void {
-  const resolved = resolve(document, schema);
-  if (!resolved || seen.has(resolved)) return;
-  seen.add(resolved);
-  if (resolved.properties && resolved.additionalProperties === undefined) {
-    resolved.additionalProperties = false;
-  }
-  for (const child of [
-    ...Object.values(resolved.properties ?? {}),
-    ...(resolved.oneOf ?? []),
-    ...(resolved.anyOf ?? []),
-    ...(resolved.allOf ?? []),
-    ...(resolved.items ? [resolved.items] : []),
-  ]) {
-    closeRequestSchemas(document, child, seen);
-  }
-}
-
-/**
- * Timestamps are ISO 8601 UTC with milliseconds (docs/api.md §1): every string property of a
- * schema whose name ends in `At` (`createdAt`, `nextRetryAt`, ...) says `format: date-time`,
- * which the Swagger plugin cannot read from a `string` field.
- */
-function formatTimestamps(document: OpenAPIObject): void {
-  for (const schema of Object.values(document.components?.schemas ?? {})) {
-    if ('$ref' in schema) continue;
-    for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      if ('$ref' in property || !/[a-z]At$/.test(name)) continue;
-      if (property.type === 'string' && property.format === undefined) {
-        property.format = 'date-time';
-      }
-    }
-  }
-}
-
-/**
- * Documents the platform guarantees of docs/api.md §3 and §6 on every operation, so that no
- * controller has to: the public routes' empty security, every status the platform itself can
- * answer (400, 408, 413 and 415 for a body, 429, 431, 500, 503) with an example body of its own,
- * rate-limit headers, Idempotency-Key (409, 422), If-Match (412), If-None-Match (304), and ETag
- * on single-resource responses.
- */
-/**
- * In OpenAPI 3.0 `nullable: true` admits null only beside a `type` in the same schema object, and
- * `allOf` still applies to null: `{ type: 'object', nullable: true, allOf: [{ $ref }] }`, which the
- * Swagger plugin writes for a nullable object property, refuses null in every strict client (the
- * referenced schema refuses it). Such a schema is replaced by a copy of the one it names, with
- * `nullable: true` beside its `type`; any other nullable schema without a type stops the document
- * from being built, so the class of mistake cannot reach a client.
- */
-function nullableReferences(document: OpenAPIObject): void {
-  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
-  const inlined = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    const schema = node as SchemaObject & ReferenceObject;
-    if (schema.nullable === true && (schema.type === undefined || schema.allOf || schema.$ref)) {
-      const only = schema.allOf?.length === 1 ? schema.allOf[0] : schema.$ref ? schema : undefined;
-      const name = only && '$ref' in only ? only.$ref.split('/').pop() : undefined;
-      const target = name ? schemas[name] : undefined;
-      if (!target || target.type === undefined) {
-        throw new Error(
-          `OpenAPI: ${JSON.stringify(node)} is nullable without a type, so strict clients refuse null`,
-        );
-      }
-      inlined.add(name!);
-      const { allOf: _allOf, $ref: _ref, type: _type, ...rest } = schema;
-      for (const key of Object.keys(schema)) delete (node as Record<string, unknown>)[key];
-      Object.assign(schema, structuredClone(target), rest, { nullable: true });
-    }
-    Object.values(node).forEach(visit);
-  };
-  visit(document.paths);
-  visit(schemas);
-  // A schema now copied everywhere it was named leaves the document.
-  const text = JSON.stringify(document);
-  for (const name of inlined) {
-    if (!text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
-  }
-}
-
 /** The fields of an example value (at any depth) that hold a resource id. */
 function idFieldsOf(value: unknown, path = ''): string[] {
   if (typeof value === 'string') return isAnyId(value) ? [path || 'the id'] : [];
@@ -427,6 +94,13 @@ function idFieldsOf(value: unknown, path = ''): string[] {
   return [];
 }
 
+/**
+ * Documents the platform guarantees of docs/api.md §3 and §6 on every operation, so that no
+ * controller has to: the public routes' empty security, every status the platform itself can
+ * answer (400, 408, 413 and 415 for a body, 429, 431, 500, 503) with an example body of its own,
+ * rate-limit headers, Idempotency-Key (409, 422), If-Match (412), If-None-Match (304), and ETag
+ * on single-resource responses.
+ */
 export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };

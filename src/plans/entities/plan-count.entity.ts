@@ -1,15 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** How many slots each (organization, mode, product, state) count is spread over. */
-export const PLAN_COUNT_SLOTS = 16;
-
 /**
  * The `total` of GET /v0/plans without counting rows: for each organization, mode, product and state
  * (live or deleted), the number of plans, kept by the transaction that creates or deletes a
- * plan. A list's total is the sum of a few of these rows, however many plans there are. Each
- * count is spread over PLAN_COUNT_SLOTS rows, a random one taking each change, so concurrent
- * creates of one product on PostgreSQL do not all queue behind one row lock; a slot may go
- * negative, the sum never does.
+ * plan. A list's total is the sum of a few of these rows, however many plans there are. Writes
+ * go to slot 0; rows of other slots, written when a count was spread over 16, are summed with it
+ * (a slot may be negative, the sum never is).
  */
 @Entity({ name: 'plan_counts' })
 export class PlanCount {

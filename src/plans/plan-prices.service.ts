@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { CatalogService } from '../catalog/catalog.service';
+import { Tenant } from '../common/tenant';
+import { EventsService } from '../events/events.service';
+import { Caller } from '../platform/caller';
+import { PriceResponse, toPriceResponse } from './dto/price.response';
+import { Plan } from './entities/plan.entity';
+import { Price } from './entities/price.entity';
+import { PriceCandidate, assertPricesUsable } from './plan-price-list';
+import { PriceInUseError } from './plans.errors';
+import { PricesRepository } from './prices.repository';
+
+export type LoadedPrice = Price & PriceCandidate;
+
+/**
+ * The attachment of prices to a plan, for PlansService: a price is taken by a conditional write
+ * (only while its plan_id is null) whose row count is checked, so two plans racing for one free
+ * price cannot both get it: on PostgreSQL the loser's write waits for the winner's row lock and
+ * then matches nothing; on SQLite writes are serialized. Each price taken or freed records
+ * `price.updated`.
+ */
+@Injectable()
+export class PlanPricesService {
+  constructor(
+    private readonly prices: PricesRepository,
+    private readonly catalog: CatalogService,
+    private readonly events: EventsService,
+  ) {}
+
+  /**
+   * Validates the new list, frees the prices left out, takes the new ones and reorders; records
+   * `price.updated` for each price taken or freed. Returns the plan's prices and the instant
+   * written as their (and the plan's) updatedAt.
+   */
+  async replace(
+    m: EntityManager,
+    caller: Caller,
+    plan: Plan,
+    current: Price[],
+    priceIds: string[],
+  ): Promise<{ prices: Price[]; now: Date }> {
+    const found = await this.load(m, caller.principal, priceIds, true);
+    assertPricesUsable(priceIds, found, plan.productId, plan.id);
+    // Once every price written is locked, so that no price's updatedAt goes back in time.
+    const now = new Date();
+    const wanted = new Set(priceIds);
+    const dropped = current.filter((p) => !wanted.has(p.id));
+    if (dropped.length > 0) {
+      await this.prices.free(
+        m,
+        plan.id,
+        dropped.map((p) => p.id),
+        now,
+      );
+    }
+    const prices = priceIds.map((pid) => found.get(pid)!);
+    const pricesBefore = prices.map(toPriceResponse);
+    const kept = new Map<string, number>();
+    prices.forEach((p, i) => {
+      if (p.planId === plan.id && p.planPosition !== i) kept.set(p.id, i);
+    });
+    await this.attach(
+      m,
+      plan,
+      prices.filter((p) => p.planId === null),
+      kept,
+      now,
+      prices,
+    );
+    const freed = dropped.map((p) => ({ ...p, planId: null, planPosition: null, updatedAt: now }));
+    await this.recordChanges(
+      m,
+      caller,
+      [...dropped.map(toPriceResponse), ...pricesBefore],
+      [...freed, ...prices],
+    );
+    return { prices, now };
+  }
+
+  /** `price.updated` for each price whose view changed (its plan), in the order given. */
+  async recordChanges(
+    m: EntityManager,
+    caller: Caller,
+    before: PriceResponse[],
+    after: Price[],
+  ): Promise<void> {
+    for (let i = 0; i < after.length; i++) {
+      await this.events.recordUpdate(
+        m,
+        { ...caller, type: 'price.updated' },
+        before[i],
+        toPriceResponse(after[i]),
+      );
+    }
+  }
+
+  /**
+   * Takes free prices into the plan (one conditional UPDATE; a count short of the list means
+   * another plan or a delete got there first: 409) and moves `reordered` prices already in the
+   * plan to their new positions. Updates the loaded entities to match what was written.
+   */
+  async attach(
+    m: EntityManager,
+    plan: Plan,
+    free: LoadedPrice[],
+    reordered: Map<string, number>,
+    now: Date,
+    order: Price[] = free,
+  ): Promise<void> {
+    const planId = plan.id;
+    const positions = new Map(order.map((p, i) => [p.id, i]));
+    if (free.length > 0) {
+      const ids = free.map((p) => p.id);
+      const taken = await this.prices.take(m, planId, ids, positions, now);
+      if (taken !== ids.length) {
+        // Lost a race: say which prices were taken (or deleted) in the meantime.
+        const latest = await this.load(m, plan, ids);
+        assertPricesUsable(ids, latest, plan.productId, planId);
+        throw new PriceInUseError('A listed price was taken by another plan; list another price');
+      }
+      for (const p of free) Object.assign(p, { planId, updatedAt: now });
+    }
+    if (reordered.size > 0) {
+      await this.prices.reorder(m, planId, [...reordered.keys()], positions);
+    }
+    for (const p of order) p.planPosition = positions.get(p.id)!;
+  }
+
+  /**
+   * The listed prices of the tenant, each with the product of its billable metric (which
+   * the catalog answers, in the same transaction); locked on PostgreSQL when `lock` is set.
+   */
+  async load(
+    m: EntityManager,
+    tenant: Tenant,
+    ids: string[],
+    lock = false,
+  ): Promise<Map<string, LoadedPrice>> {
+    if (ids.length === 0) return new Map();
+    const prices = await this.prices.findMany(m, tenant, ids, lock);
+    const products = await this.catalog.productsOfMetrics(
+      m,
+      tenant,
+      prices.map((p) => p.billableMetricId),
+    );
+    const loaded = new Map<string, LoadedPrice>();
+    for (const price of prices) {
+      const metricProductId = products.get(price.billableMetricId);
+      if (metricProductId !== undefined) loaded.set(price.id, { ...price, metricProductId });
+    }
+    return loaded;
+  }
+}
