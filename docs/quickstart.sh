@@ -82,11 +82,12 @@ trap "api DELETE /v0/webhookEndpoints/$ENDPOINT_ID >/dev/null || true; $CLEANUP"
 SECRET=$(field secret <<<"$ENDPOINT")
 echo "webhook endpoint  $ENDPOINT_ID"
 
-# 3. A product, and two billable metrics of it: API calls (counted) and tokens (summed).
+# 3. A product, and two billable metrics of it: API calls (counted) and tokens (summed from
+# the usage events of type "tokens").
 PRODUCT=$(api POST /v0/products '{"name":"AI API","description":"Tokens and requests"}' | field id)
 BODY=$(printf '{"productId":"%s","name":"API calls","unit":"call","aggregation":"COUNT"}' "$PRODUCT")
 CALLS=$(api POST /v0/billableMetrics "$BODY" | field id)
-BODY=$(printf '{"productId":"%s","name":"Tokens","unit":"token","aggregation":"SUM","valueProperty":"$.tokens"}' "$PRODUCT")
+BODY=$(printf '{"productId":"%s","name":"Tokens","unit":"token","aggregation":"SUM","valueProperty":"$.tokens","eventType":"tokens"}' "$PRODUCT")
 TOKENS=$(api POST /v0/billableMetrics "$BODY" | field id)
 echo "product           $PRODUCT"
 echo "billable metrics  $CALLS $TOKENS"
@@ -152,4 +153,81 @@ for _ in $(seq 20); do
 done
 echo "bank account      $ACCOUNT $STATUS"
 [[ $STATUS == verified ]] || fail "the test-mode bank account is $STATUS, not verified"
+
+# 7. A second monthly plan, to be invoiced: a fixed fee of 10.00 a month, 20% tax on top, and
+# tokens priced in graduated tiers (the first 1,000 free; up to 10,000 at 0.001 each plus a
+# flat 2.00 for reaching that tier; beyond, 0.0005 each).
+BODY=$(printf '{"billableMetricId":"%s","model":"graduated","invoiceDisplayName":"Tokens","properties":{"tiers":[{"upTo":"1000","unitPrice":"0"},{"upTo":"10000","unitPrice":"0.001","flatPrice":"2.00"},{"upTo":null,"unitPrice":"0.0005"}]}}' "$TOKENS")
+PRICE_TIERS=$(api POST /v0/prices "$BODY" | field id)
+BODY=$(printf '{"name":"Starter","productId":"%s","billingInterval":"monthly","currency":"USD","fixedFee":"10.00","tax":{"behavior":"exclusive","rate":"20"},"prices":["%s"]}' "$PRODUCT" "$PRICE_TIERS")
+STARTER=$(api POST /v0/plans "$BODY" | field id)
+echo "starter plan      $STARTER $PRICE_TIERS"
+
+# 8. A test clock frozen at midnight on 1 January 2027, a customer who lives on it, and a
+# subscription of that customer to the plan: it starts at the clock's time, so its first
+# period is the month of January 2027.
+CLOCK=$(api POST /v0/testClocks '{"name":"Quickstart","frozenTime":"2027-01-01T00:00:00.000Z"}' | field id)
+BODY=$(printf '{"name":"Jenny Rosen","email":"jenny@example.com","address":{"line1":"1 Main Street","city":"Springfield","postalCode":"12345","country":"US"},"testClockId":"%s"}' "$CLOCK")
+CUSTOMER=$(api POST /v0/customers "$BODY" | field id)
+BODY=$(printf '{"customerId":"%s","planId":"%s"}' "$CUSTOMER" "$STARTER")
+SUBSCRIPTION=$(api POST /v0/subscriptions "$BODY")
+SUBSCRIPTION_ID=$(field id <<<"$SUBSCRIPTION")
+echo "test clock        $CLOCK"
+echo "customer          $CUSTOMER"
+echo "subscription      $SUBSCRIPTION_ID $(field currentPeriodStart <<<"$SUBSCRIPTION") $(field currentPeriodEnd <<<"$SUBSCRIPTION")"
+
+# 9. Usage: three events of the tokens metric (type "tokens"), 1,200 + 4,800 + 9,000 = 15,000
+# tokens, timestamped now on the customer's clock. Then the clock moves on a month and two
+# hours: past the period's end (1 February, 00:00) and the hour of grace that the draft
+# invoice waits for late usage, so the invoice is issued.
+BODY=$(printf '{"events":[{"idempotencyKey":"%s-1","type":"tokens","customerId":"%s","data":{"tokens":1200}},{"idempotencyKey":"%s-2","type":"tokens","customerId":"%s","data":{"tokens":4800}},{"idempotencyKey":"%s-3","type":"tokens","customerId":"%s","data":{"tokens":9000}}]}' "$CUSTOMER" "$CUSTOMER" "$CUSTOMER" "$CUSTOMER" "$CUSTOMER" "$CUSTOMER")
+echo "usage accepted    $(api POST /v0/usageEvents "$BODY" | field accepted)"
+NOW=$(api POST "/v0/testClocks/$CLOCK/advance" '{"frozenTime":"2027-02-01T02:00:00.000Z"}' | field frozenTime)
+echo "clock advanced    $NOW"
+
+# 10. The invoice of January, read back: issued, numbered, every amount a decimal string.
+INVOICE=$(api GET "/v0/invoices?subscriptionId=$SUBSCRIPTION_ID" | field data.0)
+INVOICE_ID=$(field id <<<"$INVOICE")
+NUMBER=$(field number <<<"$INVOICE")
+echo "invoice           $INVOICE_ID $NUMBER $(field status <<<"$INVOICE") $(field periodStart <<<"$INVOICE") $(field periodEnd <<<"$INVOICE")"
+echo "invoice lines     $(field lines.0.description <<<"$INVOICE") $(field lines.0.amount <<<"$INVOICE") $(field lines.1.description <<<"$INVOICE") $(field lines.1.quantity <<<"$INVOICE") $(field lines.1.amount <<<"$INVOICE")"
+echo "invoice total     $(field subtotal <<<"$INVOICE") + $(field tax.amount <<<"$INVOICE") = $(field total <<<"$INVOICE") $(field currency <<<"$INVOICE")"
+[[ $(field status <<<"$INVOICE") == issued ]] || fail "the invoice of January is not issued"
+
+# 11. Its PDF, the document to send the customer, saved as INV-….pdf in PDF_DIR (default:
+# the current directory). curl writes the file itself: a PDF is binary, no shell variable.
+PDF="${PDF_DIR:-.}/$NUMBER.pdf"
+CODE=$(curl -sS -o "$PDF" -w '%{http_code}' "$API/v0/invoices/$INVOICE_ID/pdf" -H "Authorization: Bearer $KEY")
+[[ $CODE == 200 ]] || fail "GET /v0/invoices/$INVOICE_ID/pdf answered $CODE"
+[[ $(head -c 4 "$PDF") == '%PDF' ]] || fail "$PDF is not a PDF"
+echo "invoice pdf       $PDF"
+
+# 12. The invoice.issued webhook of that invoice, checked as in step 5. Waits up to 30 s.
+node -e '
+  const crypto = require("crypto");
+  const fs = require("fs");
+  const [secret, file, path, invoice] = process.argv.slice(1);
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const deadline = Date.now() + 30000;
+  (function look() {
+    const lines = fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n") : [];
+    const hit = lines
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((r) => r.path === path)
+      .map((r) => ({ ...r, event: JSON.parse(r.body) }))
+      .find((r) => r.event.type === "invoice.issued" && r.event.data.object.id === invoice);
+    if (!hit) {
+      if (Date.now() < deadline) return setTimeout(look, 200);
+      console.error("the invoice.issued webhook did not arrive within 30 s");
+      process.exit(1);
+    }
+    const h = hit.headers;
+    const signed = `${h["webhook-id"]}.${h["webhook-timestamp"]}.${hit.body}`;
+    const mac = crypto.createHmac("sha256", key).update(signed).digest("base64");
+    const ok = h["webhook-signature"].split(" ").includes(`v1,${mac}`);
+    console.log(`invoice webhook   ${hit.event.id} invoice.issued signature ${ok ? "ok" : "WRONG"}`);
+    if (!ok) process.exit(1);
+  })();
+' "$SECRET" "$HOOKS/received.jsonl" "/webhooks/$RUN" "$INVOICE_ID"
 echo "done"

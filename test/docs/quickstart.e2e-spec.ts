@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Finished, ROOT, RunningServer, freePort, startServer } from '../helpers/processes';
 import { TEST_ENCRYPTION_KEY } from '../helpers/test-app';
@@ -56,6 +57,8 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
     let server: RunningServer | undefined;
     let key: string;
     let run: Finished;
+    // Where the script saves the invoice's PDF (PDF_DIR; the page's default is the current directory).
+    const pdfDir = mkdtempSync(join(tmpdir(), 'quickstart-'));
 
     beforeAll(async () => {
       database = await createTestDatabase();
@@ -70,12 +73,14 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
         KEY: key,
         API: server.url,
         RECEIVER_PORT: String(await freePort()),
+        PDF_DIR: pdfDir,
       });
     }, 180_000);
 
     afterAll(async () => {
       await server?.stop();
       await database?.drop();
+      rmSync(pdfDir, { recursive: true, force: true });
     });
 
     /** Each line the script printed for `label`, as its values (`label   value value…`). */
@@ -153,13 +158,17 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
     // zsh (macOS's shell) too: `status` is read-only there, and it splits and echoes otherwise.
     it('runs again on the same database in zsh, seeing only its own webhooks', async () => {
       const again = await runQuickstart(
-        { KEY: key, API: server!.url, RECEIVER_PORT: String(await freePort()) },
+        { KEY: key, API: server!.url, RECEIVER_PORT: String(await freePort()), PDF_DIR: pdfDir },
         90_000,
         'zsh',
       );
       expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
       expect(again.stdout).not.toContain('WRONG');
       expect(again.stdout.match(/^webhook {2,}/gm)).toHaveLength(9);
+      // Its own customer's invoice: the same amounts, the next number of the organization.
+      expect(again.stdout).toMatch(/^invoice total {5}23\.50 \+ 4\.70 = 28\.20 USD$/m);
+      expect(again.stdout).toMatch(/^invoice {11}inv_\S+ INV-000002 issued /m);
+      expect(again.stdout).toMatch(/^invoice webhook {3}evt_\S+ invoice\.issued signature ok$/m);
     });
 
     it('stops before creating anything when its receiver cannot listen, and says why', async () => {
@@ -189,6 +198,66 @@ describe(`the quickstart of docs/quickstart.md (${TEST_DIALECT})`, () => {
         status: 'verified',
         statusReason: null,
         accountNumber: '****6789',
+      });
+    });
+
+    it('bills a month of a subscription on a test clock: a fixed fee, graduated tokens, 20% tax', async () => {
+      const [planId, priceId] = printed('starter plan');
+      const [clockId] = printed('test clock');
+      const [customerId] = printed('customer');
+      const [subscriptionId, periodStart, periodEnd] = printed('subscription');
+      expect(await get(`/v0/customers/${customerId}`)).toMatchObject({ testClockId: clockId });
+      expect(await get(`/v0/plans/${planId}`)).toMatchObject({
+        fixedFee: '10.00',
+        tax: { behavior: 'exclusive', rate: '20' },
+        prices: [{ id: priceId, model: 'graduated' }],
+      });
+      expect([periodStart, periodEnd]).toEqual([
+        '2027-01-01T00:00:00.000Z',
+        '2027-02-01T00:00:00.000Z',
+      ]);
+      expect(printed('usage accepted')).toEqual(['3']);
+      expect(printed('clock advanced')).toEqual(['2027-02-01T02:00:00.000Z']);
+
+      const [invoiceId, number, invoiceStatus] = printed('invoice');
+      expect([number, invoiceStatus]).toEqual(['INV-000001', 'issued']);
+      const invoice = await get(`/v0/invoices/${invoiceId}`);
+      // The page's arithmetic: 10.00 of fee; tokens 15,000 = 1,000 free + 9,000 × 0.001 + 2.00
+      // flat + 5,000 × 0.0005 = 13.50; subtotal 23.50; tax 20% = 4.70; total 28.20.
+      expect(invoice).toMatchObject({
+        subscriptionId,
+        customerId,
+        number: 'INV-000001',
+        status: 'issued',
+        periodStart: '2027-01-01T00:00:00.000Z',
+        periodEnd: '2027-02-01T00:00:00.000Z',
+        subtotal: '23.50',
+        tax: { behavior: 'exclusive', rate: '20', amount: '4.70' },
+        total: '28.20',
+        currency: 'USD',
+      });
+      expect(invoice.lines).toMatchObject([
+        { type: 'fixedFee', quantity: null, amount: '10.00' },
+        { type: 'usage', priceId, model: 'graduated', quantity: '15000', amount: '13.50' },
+      ]);
+      expect(printed('invoice lines')).toEqual(['Starter', '10.00', 'Tokens', '15000', '13.50']);
+      expect(printed('invoice total')).toEqual(['23.50', '+', '4.70', '=', '28.20', 'USD']);
+    });
+
+    it('saves the invoice PDF as a file', () => {
+      const [file] = printed('invoice pdf');
+      expect(file).toBe(join(pdfDir, 'INV-000001.pdf'));
+      expect(readFileSync(file).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    });
+
+    it('receives the invoice.issued webhook of that invoice, its signature right', async () => {
+      const [invoiceId] = printed('invoice');
+      const [eventId, type, , verdict] = printed('invoice webhook');
+      expect([type, verdict]).toEqual(['invoice.issued', 'ok']);
+      expect(await get(`/v0/events/${eventId}`)).toMatchObject({
+        type: 'invoice.issued',
+        livemode: false,
+        data: { object: { id: invoiceId, status: 'issued', total: '28.20' } },
       });
     });
 
