@@ -8,6 +8,7 @@ import {
   TestClockInUseError,
   testClockInLiveMode,
   testClockNotFound,
+  testClocksInLiveMode,
 } from './customers.errors';
 import { CreateCustomerDto } from './dto/create-customer.dto';
 import { AdvanceTestClockDto, CreateTestClockDto } from './dto/test-clock.dto';
@@ -89,6 +90,13 @@ export const ApiAdvanceTestClock = () =>
       },
     },
   });
+
+/** 404 of the collection's routes (create, list) with a live key. */
+export const ApiTestClocksTestModeOnly = () =>
+  ApiErrorResponse('not_found: test clocks exist in test mode only (a live key)', [
+    'A live key',
+    testClocksInLiveMode(),
+  ]);
 
 export const ApiDeleteTestClockErrors = () =>
   ApiErrorResponse('conflict: the clock still has customers', [

@@ -1,4 +1,4 @@
-import { ConflictError, ValidationFailedError } from '../common/errors';
+import { ApiError, ConflictError, ValidationFailedError } from '../common/errors';
 
 /** 409: another customer of the organization and mode has this externalId. */
 export class DuplicateCustomerError extends ConflictError {
@@ -67,4 +67,11 @@ export function testClockInLiveMode(): ValidationFailedError {
     'field_not_allowed',
     'test clocks exist in test mode only: use a test-mode API key, or leave testClockId out',
   );
+}
+
+/** 404: a live key creating or listing test clocks (they exist in test mode only). */
+export function testClocksInLiveMode(): ApiError {
+  return new ApiError('not_found', 'Test clocks exist in test mode only: use a test-mode API key', {
+    code: 'ROUTE_NOT_FOUND',
+  });
 }

@@ -5,7 +5,11 @@ import { Caller, CurrentCaller } from '../platform/caller';
 import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { Created } from '../platform/created.decorator';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
-import { ApiCreateTestClock, ApiDeleteTestClockErrors } from './customers.api-docs';
+import {
+  ApiCreateTestClock,
+  ApiDeleteTestClockErrors,
+  ApiTestClocksTestModeOnly,
+} from './customers.api-docs';
 import { DeletedResponse } from './dto/customer.response';
 import { CreateTestClockDto, TestClockListResponse, TestClockResponse } from './dto/test-clock.dto';
 import { TestClocksService } from './test-clocks.service';
@@ -25,6 +29,7 @@ export class TestClocksController {
   @Created(TestClockResponse, { description: 'The new test clock' })
   @Idempotent()
   @ApiCreateTestClock()
+  @ApiTestClocksTestModeOnly()
   create(@CurrentCaller() caller: Caller, @Body() body: CreateTestClockDto) {
     return this.clocks.create(caller, body);
   }
@@ -32,6 +37,7 @@ export class TestClocksController {
   /** List test clocks, newest first */
   @Get()
   @ApiOkResponse({ type: TestClockListResponse, description: 'One page of test clocks' })
+  @ApiTestClocksTestModeOnly()
   list(@CurrentCaller() caller: Caller, @Query() query: ListQueryDto) {
     return this.clocks.list(caller.principal, query);
   }

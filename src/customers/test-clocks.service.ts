@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ApiError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { ListQueryDto, ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { Tenant } from '../common/tenant';
@@ -8,7 +8,7 @@ import { parseInstant } from '../common/validation/instant';
 import { Database } from '../database/database';
 import { Caller } from '../platform/caller';
 import { CustomersRepository } from './customers.repository';
-import { TestClockInUseError } from './customers.errors';
+import { TestClockInUseError, testClocksInLiveMode } from './customers.errors';
 import { DeletedResponse } from './dto/customer.response';
 import { CreateTestClockDto, TestClockResponse, toTestClockResponse } from './dto/test-clock.dto';
 import { TestClock } from './entities/test-clock.entity';
@@ -21,12 +21,6 @@ export const MAX_ADVANCE_MONTHS = 24;
  * A live key on a test-clock collection route: the routes do not exist in live mode (404). On a
  * clock's own routes a live key gets what a missing clock gets.
  */
-function liveMode(): ApiError {
-  return new ApiError('not_found', 'Test clocks exist in test mode only: use a test-mode API key', {
-    code: 'ROUTE_NOT_FOUND',
-  });
-}
-
 /**
  * Test clocks (docs/api.md §5.9): create, read, list, delete. Advancing a clock runs billing
  * steps of the modules above this one; it lives in the subscriptions module (ClockAdvancer),
@@ -42,7 +36,7 @@ export class TestClocksService {
 
   async create(caller: Caller, dto: CreateTestClockDto): Promise<TestClockResponse> {
     const tenant = caller.principal;
-    if (tenant.livemode) throw liveMode();
+    if (tenant.livemode) throw testClocksInLiveMode();
     const now = new Date();
     const clock: TestClock = {
       id: newId(ID_PREFIXES.testClock),
@@ -66,7 +60,7 @@ export class TestClocksService {
   }
 
   async list(tenant: Tenant, query: ListQueryDto): Promise<ListResponse<TestClockResponse>> {
-    if (tenant.livemode) throw liveMode();
+    if (tenant.livemode) throw testClocksInLiveMode();
     const [clocks, total] = await this.db.snapshot((m) => this.clocks.page(m, tenant, query));
     return toListResponse(clocks.map(toTestClockResponse), total, query);
   }

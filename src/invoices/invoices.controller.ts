@@ -9,7 +9,7 @@ import {
   Query,
   StreamableFile,
 } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ListResponse } from '../common/dto/list-query.dto';
 import { Caller, CurrentCaller } from '../platform/caller';
 import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
@@ -17,11 +17,8 @@ import { Idempotent } from '../platform/idempotency/idempotent.decorator';
 import { InvoiceListResponse, InvoiceResponse } from './dto/invoice.response';
 import { ListInvoicesQueryDto } from './dto/list-invoices-query.dto';
 import { PayInvoiceDto } from './dto/pay-invoice.dto';
+import { ApiInvoiceTransition } from './invoices.api-docs';
 import { InvoicesService } from './invoices.service';
-
-const TRANSITION = {
-  description: 'conflict, INVALID_STATUS_TRANSITION: an invoice goes draft → issued → paid | void',
-};
 
 /** Invoices (docs/api.md §5.12): made by the billing run; read, moved and printed here. */
 @ApiTags('Invoices')
@@ -51,8 +48,12 @@ export class InvoicesController {
   /** The invoice as a PDF document (number or DRAFT, customer, lines, totals). */
   @Get(':id/pdf')
   @Header('Content-Type', 'application/pdf')
-  @ApiProduces('application/pdf')
-  @ApiOkResponse({ schema: { type: 'string', format: 'binary' } })
+  // The PDF is the 200's content alone: ApiProduces would also move the error examples off
+  // application/json, where every error of the API is documented.
+  @ApiOkResponse({
+    description: 'The invoice as a PDF document',
+    content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+  })
   @ApiNotFound('invoice')
   async pdf(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<StreamableFile> {
     return new StreamableFile(await this.invoices.pdf(caller.principal, id), {
@@ -66,7 +67,7 @@ export class InvoicesController {
   @Idempotent()
   @ApiOkResponse({ type: InvoiceResponse })
   @ApiNotFound('invoice')
-  @ApiConflictResponse(TRANSITION)
+  @ApiInvoiceTransition('issued')
   finalize(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<InvoiceResponse> {
     return this.invoices.finalize(caller, id);
   }
@@ -77,7 +78,7 @@ export class InvoicesController {
   @Idempotent()
   @ApiOkResponse({ type: InvoiceResponse })
   @ApiNotFound('invoice')
-  @ApiConflictResponse(TRANSITION)
+  @ApiInvoiceTransition('paid')
   pay(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -92,7 +93,7 @@ export class InvoicesController {
   @Idempotent()
   @ApiOkResponse({ type: InvoiceResponse })
   @ApiNotFound('invoice')
-  @ApiConflictResponse(TRANSITION)
+  @ApiInvoiceTransition('void')
   void(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<InvoiceResponse> {
     return this.invoices.void(caller, id);
   }

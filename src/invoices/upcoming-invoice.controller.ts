@@ -1,9 +1,10 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../platform/caller';
 import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { BillingRun } from './billing-run';
 import { InvoiceResponse } from './dto/invoice.response';
+import { ApiNoUpcomingInvoice } from './invoices.api-docs';
 
 /** The upcoming invoice of a subscription (docs/api.md §5.12), computed as the real one is. */
 @ApiTags('Invoices')
@@ -19,7 +20,7 @@ export class UpcomingInvoiceController {
   @Get(':id/upcomingInvoice')
   @ApiOkResponse({ type: InvoiceResponse })
   @ApiNotFound('subscription')
-  @ApiConflictResponse({ description: 'conflict, SUBSCRIPTION_TERMINATED: no upcoming invoice' })
+  @ApiNoUpcomingInvoice()
   upcoming(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<InvoiceResponse> {
     return this.billing.upcomingFor(caller.principal, id);
   }

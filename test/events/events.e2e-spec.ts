@@ -300,7 +300,7 @@ describe(`events (${TEST_DIALECT})`, () => {
     it.each([
       ['type=plan', 'type'],
       ['type=plan.exploded', 'type'],
-      ['type=invoice.*', 'type'],
+      ['type=order.*', 'type'],
       ['type=*', 'type'],
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],

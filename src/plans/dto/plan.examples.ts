@@ -87,6 +87,7 @@ export const PLAN_EXAMPLE = {
       model: 'standard',
       invoiceDisplayName: 'API calls',
       properties: { unitPrice: '0.25' },
+      paymentTerm: 'in_arrears',
       planId: 'plan_01JD3Y2Q6J8C4N1V9W5X7Z0PLN',
       createdAt: '2026-01-31T12:00:00.000Z',
       updatedAt: '2026-01-31T12:00:01.000Z',

@@ -23,6 +23,8 @@ export function replyProblems(
     secrets?: readonly string[];
     /** While the database is away: a 503 service_unavailable envelope is the right answer. */
     allowUnavailable?: boolean;
+    /** The media type of a 2xx when the route answers another than JSON (an invoice's PDF). */
+    produces?: string;
   } = {},
 ): string[] {
   const problems: string[] = [];
@@ -39,6 +41,10 @@ export function replyProblems(
   if (status >= 200 && status < 300) {
     if (status === 204) {
       if (reply.text !== '') problems.push('204 with a body');
+    } else if (options.produces) {
+      if (!(reply.headers['content-type'] ?? '').startsWith(options.produces)) {
+        problems.push(`2xx with content-type ${reply.headers['content-type']}`);
+      }
     } else {
       if (!/^application\/json/.test(reply.headers['content-type'] ?? '')) {
         problems.push(`2xx with content-type ${reply.headers['content-type']}`);

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { CreateAppOptions } from '../../../src/app.setup';
 import { uniqueDigits } from '../external-accounts-factory';
+import { createDraftInvoice } from '../invoices-factory';
 import { TestApp, TestTenant, startTestApp } from '../test-app';
 import { HttpClient, Reply } from './http';
 
@@ -52,6 +53,13 @@ export interface Seeded {
   accounts: string[];
   /** The plaintext account numbers sent (to look for them where they must not be). */
   accountNumbers: string[];
+  customers: string[];
+  /** A subscription per plan, each of a customer above. */
+  subscriptions: string[];
+  /** Usage events of the first customer. */
+  usageEvents: string[];
+  /** Draft invoices of the subscriptions (seedInvoices: the billing run makes them at a period's end). */
+  invoices: string[];
 }
 
 /** A standard price body for `billableMetricId`. */
@@ -91,6 +99,8 @@ export async function seedOrganization(
     freePricesPerMetric: number;
     plans: number;
     accounts: number;
+    /** Customers, then a subscription per plan and usage events (none by default). */
+    customers?: number;
   },
 ): Promise<Seeded> {
   const auth = tenant.auth;
@@ -103,6 +113,10 @@ export async function seedOrganization(
     planPrices: [],
     accounts: [],
     accountNumbers: [],
+    customers: [],
+    subscriptions: [],
+    usageEvents: [],
+    invoices: [],
   };
   for (let p = 0; p < counts.products; p++) {
     const product = expectStatus(
@@ -169,5 +183,51 @@ export async function seedOrganization(
     seeded.accounts.push(account.id);
     seeded.accountNumbers.push(body.accountNumber as string);
   }
+  if (!counts.customers) return seeded;
+  for (let i = 0; i < counts.customers; i++) {
+    const customer = expectStatus(
+      await client.post(
+        '/v0/customers',
+        { name: `Customer ${i}`, email: `c${i}@example.com`, metadata: { seed: i } },
+        auth,
+      ),
+      201,
+      'seed customer',
+    );
+    seeded.customers.push(customer.id);
+  }
+  for (const [i, planId] of seeded.plans.entries()) {
+    const customerId = seeded.customers[i % seeded.customers.length];
+    const subscription = expectStatus(
+      await client.post('/v0/subscriptions', { customerId, planId }, auth),
+      201,
+      'seed subscription',
+    );
+    seeded.subscriptions.push(subscription.id);
+  }
+  const events = [0, 1, 2].map((i) => ({
+    idempotencyKey: `seed-${i}`,
+    type: 'api.call',
+    customerId: seeded.customers[0],
+    data: { tokens: String(i) },
+  }));
+  expectStatus(await client.post('/v0/usageEvents', { events }, auth), 202, 'seed usage');
+  const stored = expectStatus(await client.get('/v0/usageEvents', auth), 200, 'seed usage list');
+  seeded.usageEvents.push(...stored.data.map((e: { id: string }) => e.id));
   return seeded;
+}
+
+/**
+ * Draft invoices of `seeded`'s subscriptions, saved as the billing run saves one at a period's
+ * end (the API makes no invoice before then): one per subscription, with grace far away.
+ */
+export async function seedInvoices(t: TestApp, tenant: TestTenant, seeded: Seeded): Promise<void> {
+  for (const [i, subscriptionId] of seeded.subscriptions.entries()) {
+    const invoice = await createDraftInvoice(t, tenant, {
+      subscriptionId,
+      customerId: seeded.customers[i % seeded.customers.length],
+      planId: seeded.plans[i],
+    });
+    seeded.invoices.push(invoice.id);
+  }
 }

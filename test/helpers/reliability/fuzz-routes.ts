@@ -11,7 +11,12 @@ export interface FuzzRoutes {
   externalAccounts: FuzzRoute[];
   /** Events and webhook endpoints. */
   webhooks: FuzzRoute[];
+  /** Customers, test clocks, subscriptions, usage events, meters and invoices. */
+  billing: FuzzRoute[];
 }
+
+/** Well-shaped ids that no organization has: test clocks answer 404 to a live key anyway. */
+const UNKNOWN_CLOCK = 'clock_01JD3Y2Q6J8C4N1V9W5X7Z0ABC';
 
 /**
  * Every /v0 route with the generators of its ids, query and body: mostly valid values of the
@@ -94,6 +99,43 @@ export function fuzzRoutes(s: FuzzSuite): FuzzRoutes {
     queryArb(Object.keys(filters), fc.oneof(...Object.values(filters).map((f) => f())));
   const idStrings = (ids: () => string[]) => () =>
     fc.oneof(fc.constantFrom(...ids()), fc.constantFrom(...s.foreignIds()), fc.constant('prod_'));
+  /** An instant as the API takes it, sometimes one it refuses. */
+  const instant = fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom(
+        '2026-01-01T00:00:00.000Z',
+        '2026-11-01T00:00:00Z',
+        '2026-12-31T23:59:59.999Z',
+      ),
+    },
+    fc
+      .date({ min: new Date('1960-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+    fc.constantFrom('2026-02-30T00:00:00Z', '2026-01-01', '2026-01-01T00:00:00+02:00', 'now', ''),
+  );
+  const email = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('jane@example.com', 'a.b+c@example.co.uk') },
+    fc.constantFrom('not an email', '@example.com', 'a@' + 'b'.repeat(260) + '.com', ''),
+    fc.emailAddress(),
+  );
+  const address = fc.oneof(
+    fc.record(
+      {
+        line1: fc.oneof(nameArb, fc.constant(null)),
+        line2: fc.oneof(nameArb, fc.constant(null)),
+        city: fc.oneof(nameArb, fc.constant(null)),
+        state: fc.oneof(nameArb, fc.constant(null)),
+        postalCode: fc.oneof(nameArb, fc.constant(null)),
+        country: fc.constantFrom('US', 'GB', 'DE', 'US', 'GB', 'DE', 'XX', 'us', ''),
+      },
+      { requiredKeys: ['country'] },
+    ),
+    fc.constant(null),
+  );
+  const customers = () => s.world.customers;
+  const subscriptions = () => s.world.subscriptions;
+  const invoices = () => s.world.invoices;
 
   return {
     catalog: [
@@ -447,6 +489,206 @@ export function fuzzRoutes(s: FuzzSuite): FuzzRoutes {
           eventId: () => fc.constantFrom('evt_01JD3Y2Q6J8C4N1V9W5X7Z0ABC', 'evt_x'),
           succeeded: () => fc.constantFrom('true', 'false', 'maybe'),
         }),
+      },
+    ],
+    billing: [
+      {
+        method: 'POST',
+        url: '/v0/customers',
+        body: () =>
+          bodyArb(
+            {
+              name: nameArb,
+              email,
+              externalId: fc.oneof(nameArb, fc.constant(null)),
+              address,
+              taxId: fc.constantFrom('DE123456789', 'DE123456789', null, 'x'.repeat(51)),
+              // A live key may name no clock (400 naming testClockId).
+              testClockId: fc.constantFrom(null, null, null, UNKNOWN_CLOCK, 'clock_x'),
+              metadata: metadataArb(false),
+              merchantId: merchant(),
+            },
+            ['name', 'email'],
+          ),
+      },
+      {
+        method: 'GET',
+        url: '/v0/customers',
+        query: listQuery({
+          email: () => email.map(String),
+          externalId: () => nameArb.map(String),
+        }),
+      },
+      { method: 'GET', url: '/v0/customers/:id', ids: customers },
+      {
+        method: 'PATCH',
+        url: '/v0/customers/:id',
+        ids: customers,
+        body: () =>
+          bodyArb(
+            {
+              name: nameArb,
+              email,
+              externalId: fc.oneof(nameArb, fc.constant(null)),
+              address,
+              taxId: fc.oneof(nameArb, fc.constant(null)),
+              metadata: fc.oneof(metadataArb(true), fc.constant(null)),
+            },
+            [],
+            { testClockId: fc.constant(UNKNOWN_CLOCK), merchantId: merchant() },
+          ),
+      },
+      { method: 'DELETE', url: '/v0/customers/:id', ids: customers },
+      {
+        method: 'POST',
+        url: '/v0/testClocks',
+        body: () => bodyArb({ frozenTime: instant, name: nameArb }, ['frozenTime']),
+      },
+      { method: 'GET', url: '/v0/testClocks', query: () => queryArb([], fc.string()) },
+      { method: 'GET', url: '/v0/testClocks/:id', ids: () => [UNKNOWN_CLOCK] },
+      { method: 'DELETE', url: '/v0/testClocks/:id', ids: () => [UNKNOWN_CLOCK] },
+      {
+        method: 'POST',
+        url: '/v0/testClocks/:id/advance',
+        ids: () => [UNKNOWN_CLOCK],
+        body: () => bodyArb({ frozenTime: instant }, ['frozenTime']),
+      },
+      {
+        method: 'POST',
+        url: '/v0/subscriptions',
+        body: () =>
+          bodyArb(
+            {
+              customerId: ref(customers),
+              planId: ref(() => s.world.plans),
+              startedAt: instant,
+              metadata: metadataArb(false),
+            },
+            ['customerId', 'planId'],
+          ),
+      },
+      {
+        method: 'GET',
+        url: '/v0/subscriptions',
+        query: listQuery({
+          customerId: idStrings(customers),
+          planId: idStrings(() => s.world.plans),
+          status: () => fc.constantFrom('pending', 'active', 'terminated', 'ACTIVE'),
+        }),
+      },
+      { method: 'GET', url: '/v0/subscriptions/:id', ids: subscriptions },
+      {
+        method: 'PATCH',
+        url: '/v0/subscriptions/:id',
+        ids: subscriptions,
+        body: () =>
+          bodyArb(
+            {
+              planId: ref(() => s.world.plans),
+              metadata: fc.oneof(metadataArb(true), fc.constant(null)),
+            },
+            [],
+            {
+              customerId: ref(customers),
+              startedAt: instant,
+              status: fc.constantFrom('terminated'),
+              endingAt: instant,
+            },
+          ),
+      },
+      {
+        method: 'POST',
+        url: '/v0/subscriptions/:id/termination',
+        ids: subscriptions,
+        body: () =>
+          bodyArb({ reason: nameArb, at: fc.constantFrom('now', 'periodEnd', 'later', null) }, [
+            'reason',
+          ]),
+      },
+      {
+        method: 'GET',
+        url: '/v0/subscriptions/:id/upcomingInvoice',
+        ids: subscriptions,
+      },
+      {
+        method: 'POST',
+        url: '/v0/usageEvents',
+        body: () =>
+          mostly(
+            fc.record({
+              events: fc.array(
+                bodyArb(
+                  {
+                    idempotencyKey: fc.oneof(fc.uuid(), nameArb),
+                    type: fc.constantFrom('api.call', 'api.call', 'tokens', 'a b', ''),
+                    customerId: ref(customers),
+                    externalCustomerId: nameArb,
+                    timestamp: instant,
+                    data: fc.oneof(
+                      fc.record({ tokens: decimalArb }),
+                      metadataArb(false),
+                      fc.constant(null),
+                    ),
+                  },
+                  ['idempotencyKey', 'type'],
+                ),
+                { maxLength: 4 },
+              ),
+            }),
+          ),
+      },
+      {
+        method: 'GET',
+        url: '/v0/usageEvents',
+        query: listQuery({
+          customerId: idStrings(customers),
+          type: () => fc.constantFrom('api.call', 'a b', '*'),
+          from: () => instant,
+          to: () => instant,
+          startingAfter: idStrings(() => s.world.usageEvents),
+        }),
+      },
+      { method: 'GET', url: '/v0/usageEvents/:id', ids: () => s.world.usageEvents },
+      {
+        method: 'GET',
+        url: '/v0/billableMetrics/:id/meter',
+        ids: () => s.world.metrics.map((m) => m.id),
+        query: listQuery({
+          customerId: idStrings(customers),
+          from: () => instant,
+          to: () => instant,
+          windowSize: () => fc.constantFrom('hour', 'day', 'week'),
+        }),
+      },
+      {
+        method: 'GET',
+        url: '/v0/invoices',
+        query: listQuery({
+          customerId: idStrings(customers),
+          subscriptionId: idStrings(subscriptions),
+          status: () => fc.constantFrom('draft', 'issued', 'paid', 'void', 'upcoming'),
+        }),
+      },
+      { method: 'GET', url: '/v0/invoices/:id', ids: invoices },
+      { method: 'GET', url: '/v0/invoices/:id/pdf', ids: invoices, produces: 'application/pdf' },
+      {
+        method: 'POST',
+        url: '/v0/invoices/:id/finalize',
+        ids: invoices,
+        body: () => mostly(fc.constant({})),
+      },
+      {
+        method: 'POST',
+        url: '/v0/invoices/:id/pay',
+        ids: invoices,
+        body: () =>
+          bodyArb({ paidAt: instant, reference: fc.oneof(nameArb, fc.constant(null)) }, []),
+      },
+      {
+        method: 'POST',
+        url: '/v0/invoices/:id/void',
+        ids: invoices,
+        body: () => mostly(fc.constant({})),
       },
     ],
   };

@@ -11,7 +11,13 @@ import {
   rawBodyArb,
 } from './arbitraries';
 import { describeExchange, findSecrets, replyProblems } from './checks';
-import { ListeningApp, Seeded, seedOrganization, startListeningApp } from './fixtures';
+import {
+  ListeningApp,
+  Seeded,
+  seedInvoices,
+  seedOrganization,
+  startListeningApp,
+} from './fixtures';
 import { Reply } from './http';
 import { Sql, checkInvariants, snapshot } from './invariants';
 import { SEED, reportFigures, scale } from './settings';
@@ -35,6 +41,8 @@ export interface FuzzRoute {
   ids?: () => string[];
   body?: () => fc.Arbitrary<unknown>;
   query?: () => fc.Arbitrary<string>;
+  /** The media type of a 2xx when it is not JSON (an invoice's PDF). */
+  produces?: string;
 }
 
 /** One fuzzed app and what was seeded in it; the fields are set once beforeAll has run. */
@@ -90,6 +98,10 @@ export function fuzzSuite(suite: string): FuzzSuite {
       ...s.world.plans,
       ...s.world.accounts,
       ...s.endpoints,
+      ...s.world.customers,
+      ...s.world.subscriptions,
+      ...s.world.usageEvents,
+      ...s.world.invoices,
     ],
     foreignIds: () => [
       ...s.foreignEndpoints,
@@ -98,6 +110,10 @@ export function fuzzSuite(suite: string): FuzzSuite {
       ...s.foreign.freePrices.map((p) => p.id),
       ...s.foreign.plans,
       ...s.foreign.accounts,
+      ...s.foreign.customers,
+      ...s.foreign.subscriptions,
+      ...s.foreign.usageEvents,
+      ...s.foreign.invoices,
       s.foreign.organizationId,
     ],
   } as unknown as FuzzSuite;
@@ -112,9 +128,12 @@ export function fuzzSuite(suite: string): FuzzSuite {
       freePricesPerMetric: 3,
       plans: 2,
       accounts: 3,
+      customers: 2,
     };
     s.world = await seedOrganization(s.l.client, s.own, counts);
     s.foreign = await seedOrganization(s.l.client, s.other, { ...counts, freePricesPerMetric: 1 });
+    await seedInvoices(s.l.t, s.own, s.world);
+    await seedInvoices(s.l.t, s.other, s.foreign);
     s.secrets.push(
       s.own.apiKey,
       s.other.apiKey,
@@ -231,6 +250,7 @@ async function exercise(
   const problems = replyProblems(reply, {
     sentIfNoneMatch: headers['if-none-match'] !== undefined,
     secrets: s.secrets,
+    produces: route.produces,
   });
   const succeeded = reply.status >= 200 && reply.status < 300;
   if (!isWrite || !succeeded) {

@@ -153,6 +153,12 @@ export async function snapshot(sql: Sql, withIdempotency = false): Promise<strin
     'plans',
     'prices',
     'external_bank_accounts',
+    'customers',
+    'test_clocks',
+    'subscriptions',
+    'usage_events',
+    'invoices',
+    'invoice_lines',
     ...(withIdempotency ? ['idempotency_records'] : []),
   ];
   const parts: string[] = [];
