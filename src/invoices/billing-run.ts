@@ -85,6 +85,7 @@ export class BillingRun implements OnApplicationBootstrap {
       await this.recompute(m, invoice);
       return this.nextLateCheck(m, invoice.subscriptionId, at);
     });
+    this.invoices.useDraftLines((m, invoice) => this.draftLines(m, invoice));
     this.issueJob = this.poller.register<Invoice>({
       name: 'invoice-issue',
       ...ISSUE_JOB,
@@ -328,6 +329,27 @@ export class BillingRun implements OnApplicationBootstrap {
 
   /** Recomputes a draft before it is issued: its period's usage and late usage as stored now. */
   private async recompute(m: EntityManager, invoice: Invoice): Promise<void> {
+    await this.invoices.saveDraft(m, {
+      tenant: { organizationId: invoice.organizationId, livemode: invoice.livemode },
+      customerId: invoice.customerId,
+      subscriptionId: invoice.subscriptionId,
+      planId: invoice.planId,
+      currency: invoice.currency,
+      periodStart: invoice.periodStart,
+      periodEnd: invoice.periodEnd,
+      tax: { behavior: invoice.taxBehavior, rate: invoice.taxRate },
+      customer: invoice.customer,
+      testClockId: invoice.testClockId,
+      graceEndsAt: invoice.graceEndsAt,
+      lines: await this.draftLines(m, invoice),
+    });
+  }
+
+  /**
+   * A draft's lines with the usage stored now, without writing (reads only): what a read of the
+   * draft answers, and what `recompute` stores at its issue.
+   */
+  private async draftLines(m: EntityManager, invoice: Invoice): Promise<DraftLine[]> {
     const lines = await this.repository.lines(m, invoice.id);
     const usageLines = lines.filter((l) => l.type === 'usage');
     const metrics = await this.metricsOf(
@@ -361,20 +383,7 @@ export class BillingRun implements OnApplicationBootstrap {
       recomputable(l) ? (byPrice.get(l.priceId) ?? withoutStorage(l)) : withoutStorage(l),
     );
     const late = computed.filter((l) => l.type === 'lateUsage');
-    await this.invoices.saveDraft(m, {
-      tenant: closed.tenant,
-      customerId: invoice.customerId,
-      subscriptionId: invoice.subscriptionId,
-      planId: invoice.planId,
-      currency: invoice.currency,
-      periodStart: invoice.periodStart,
-      periodEnd: invoice.periodEnd,
-      tax: terms.tax,
-      customer: invoice.customer,
-      testClockId: invoice.testClockId,
-      graceEndsAt: invoice.graceEndsAt,
-      lines: [...fee, ...usage, ...late],
-    });
+    return [...fee, ...usage, ...late];
   }
 
   /**

@@ -36,6 +36,9 @@ export interface DraftLine {
 /** Recomputes a draft about to be issued at `at`; answers its lateCheckAt (docs/api.md §5.12). */
 type BeforeIssue = (m: EntityManager, invoice: Invoice, at: Date) => Promise<Date | null>;
 
+/** A draft's lines with the usage stored now, computed without writing (the billing run's). */
+type DraftLines = (m: EntityManager, invoice: Invoice) => Promise<DraftLine[]>;
+
 /** A period's invoice as the billing run computed it: saved as a draft, or a draft recomputed. */
 export interface DraftInvoice {
   tenant: Tenant;
@@ -72,6 +75,8 @@ export const invoiceNumber = (n: number) => `INV-${String(n).padStart(6, '0')}`;
 export class InvoicesService {
   /** Recomputes a draft with the usage stored now, before it is issued (set by the billing run). */
   private beforeIssue?: BeforeIssue;
+  /** A draft's current lines, for every read of a draft (set by the billing run). */
+  private draftLines?: DraftLines;
 
   constructor(
     private readonly db: Database,
@@ -87,6 +92,14 @@ export class InvoicesService {
     this.beforeIssue = beforeIssue;
   }
 
+  /**
+   * How a read of a draft is computed (one caller: BillingRun): the same lines its issue stores,
+   * answered without writing, so that a draft always shows the usage stored now.
+   */
+  useDraftLines(draftLines: DraftLines): void {
+    this.draftLines = draftLines;
+  }
+
   async get(tenant: Tenant, id: string): Promise<InvoiceResponse> {
     return this.db.read((m) => this.view(m, tenant, id));
   }
@@ -98,7 +111,8 @@ export class InvoicesService {
         m,
         rows.map((i) => i.id),
       );
-      const data = rows.map((i) => toInvoiceResponse(i, lines.get(i.id) ?? []));
+      const data: InvoiceResponse[] = [];
+      for (const i of rows) data.push(await this.current(m, i, lines.get(i.id) ?? []));
       return toListResponse(data, total, query);
     });
   }
@@ -146,7 +160,7 @@ export class InvoicesService {
       return {
         organizationName: await this.invoices.organizationName(m, invoice.organizationId),
         customer: invoice.customer,
-        invoice: toInvoiceResponse(invoice, lines),
+        invoice: await this.current(m, invoice, lines),
       };
     });
     return renderInvoicePdf(document);
@@ -312,6 +326,37 @@ export class InvoicesService {
 
   private async view(m: EntityManager, tenant: Tenant, id: string): Promise<InvoiceResponse> {
     const invoice = await this.find(m, tenant, id);
-    return toInvoiceResponse(invoice, await this.invoices.lines(m, invoice.id));
+    return this.current(m, invoice, await this.invoices.lines(m, invoice.id));
+  }
+
+  /**
+   * An invoice as a read answers it: an issued one (paid, void) as stored; a draft recomputed with
+   * the usage stored now, without writing (docs/decisions.md). A line keeps its stored id while it
+   * is the same line (type, price, period) at the same place.
+   */
+  private async current(
+    m: EntityManager,
+    invoice: Invoice,
+    stored: InvoiceLine[],
+  ): Promise<InvoiceResponse> {
+    if (invoice.status !== 'draft' || !this.draftLines) return toInvoiceResponse(invoice, stored);
+    const computed = await this.draftLines(m, invoice);
+    const tax = { behavior: invoice.taxBehavior, rate: invoice.taxRate };
+    const amounts = this.totalsOf(computed, { currency: invoice.currency, tax });
+    const lines = computed.map((line, position): InvoiceLine => {
+      const was = stored.find((l) => l.position === position);
+      const same =
+        was !== undefined &&
+        was.type === line.type &&
+        was.priceId === line.priceId &&
+        was.periodStart.getTime() === line.periodStart.getTime();
+      return {
+        id: same ? was.id : newId(ID_PREFIXES.invoiceLine),
+        invoiceId: invoice.id,
+        position,
+        ...line,
+      };
+    });
+    return toInvoiceResponse({ ...invoice, ...amounts }, lines);
   }
 }

@@ -211,6 +211,47 @@ describe(`the billing run (${TEST_DIALECT})`, () => {
     expect(january.number).not.toBe(february.number);
   });
 
+  it('shows a draft in its grace with the usage stored now, and issues it as shown', async () => {
+    const { clock, customer, subscription } = await subscribed();
+    await sendCalls(clock, customer.id, 100, '2027-01-10T12:00:00.000Z');
+    await advance(clock, '2027-02-01T00:30:00.000Z');
+    const [before] = await invoicesOf(subscription.id);
+    expect(before).toMatchObject({ status: 'draft', subtotal: '21.00', total: '25.20' });
+    expect(before.lines[1]).toMatchObject({ quantity: '100', amount: '11.00' });
+
+    // In the grace: a call of January arrives; the draft shows it at once, on every read.
+    await sendCalls(clock, customer.id, 1, '2027-01-31T23:59:59.999Z');
+    const draft = (await t.http().get(`/v0/invoices/${before.id}`).set(test.auth).expect(200)).body;
+    expect(draft).toMatchObject({
+      id: before.id,
+      status: 'draft',
+      number: null,
+      subtotal: '21.05',
+      tax: { behavior: 'exclusive', rate: '20', amount: '4.21' },
+      total: '25.26',
+    });
+    expect(draft.lines[1]).toMatchObject({
+      id: before.lines[1].id,
+      type: 'usage',
+      quantity: '101',
+      amount: '11.05',
+    });
+    const [listed] = await invoicesOf(subscription.id);
+    expect(billed(listed)).toEqual(billed(draft));
+    await t
+      .http()
+      .get(`/v0/invoices/${before.id}/pdf`)
+      .set(test.auth)
+      .expect(200)
+      .expect('content-type', /application\/pdf/);
+
+    await advance(clock, '2027-02-01T02:00:00.000Z');
+    const issued = (await t.http().get(`/v0/invoices/${before.id}`).set(test.auth).expect(200))
+      .body;
+    expect(issued).toMatchObject({ status: 'issued', issuedAt: '2027-02-01T01:00:00.000Z' });
+    expect(billed(issued)).toEqual(billed(draft));
+  });
+
   it('invoices a partial period with a prorated fee when the subscription ends now', async () => {
     const { clock, customer, subscription } = await subscribed();
     await sendCalls(clock, customer.id, 10, '2027-01-02T00:00:00.000Z');
