@@ -212,6 +212,16 @@ describe(`invoices (${TEST_DIALECT})`, () => {
       expect((await get(id).expect(200)).body.status).toBe('issued');
     });
 
+    it('says a numeric reference must be a string, not that its length is wrong', async () => {
+      const { id } = await createDraftInvoice(t, tenant);
+      await post(id, 'finalize').expect(200);
+      const res = await post(id, 'pay', { reference: 42 });
+      expectErrorEnvelope(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({ field: 'reference', code: 'invalid_type' }),
+      ]);
+    });
+
     it('refuses a body on finalize and void', async () => {
       const { id } = await createDraftInvoice(t, tenant);
       expectErrorEnvelope(await post(id, 'finalize', { force: true }), 400, 'validation_error');

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, Length } from 'class-validator';
+import { IsOptional, IsString, Length } from 'class-validator';
 import { IsInstant } from '../../common/validation/instant';
 
 export class PayInvoiceDto {
@@ -11,6 +11,7 @@ export class PayInvoiceDto {
 
   /** Your reference for the payment (a bank transfer's id), 1-200 characters, or null. */
   @IsOptional()
+  @IsString()
   @Length(1, 200)
   @ApiPropertyOptional({ type: String, nullable: true, example: 'TRX-20260203-0042' })
   reference?: string | null;
