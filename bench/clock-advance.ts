@@ -8,29 +8,15 @@
  */
 import 'reflect-metadata';
 import { createBenchDatabase, Dialect } from './lib/database';
-
-const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
+import { createInProcessApp } from './lib/servers';
 
 async function main(): Promise<void> {
   const [dialect = 'sqlite', customersArg = '100', monthsArg = '12'] = process.argv.slice(2);
   const customers = Number(customersArg);
   const months = Number(monthsArg);
   const database = await createBenchDatabase(dialect as Dialect);
-  process.env.DATABASE_URL = database.url;
-  const { createApp } = await import('../src/app.setup');
-  const { loadConfig } = await import('../src/config/app-config');
+  const app = await createInProcessApp(database.url, 'silent');
   const { ApiKeysService } = await import('../src/auth/api-keys.service');
-  const app = await createApp(
-    loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: database.url,
-      ENCRYPTION_KEY,
-      RATE_LIMIT_PER_SECOND: '1000000',
-      EVENTS_RECORDING: process.env.EVENTS_RECORDING ?? 'on',
-    }),
-    { logDestination: { write: () => undefined } },
-  );
   try {
     const keys = app.get(ApiKeysService);
     const org = await keys.createOrganization('Clock bench');

@@ -18,25 +18,18 @@
  * It measures through the HTTP API and the receiver only (no table of the service is read), and
  * prints a Markdown table for docs/benchmarks.md; the runs are saved under bench/results/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, Dialect, SqlClient, createBenchDatabase } from './lib/database';
 import { runLoad } from './lib/load';
 import { Receiver } from './lib/receiver';
-import { ScenarioData, scenarioRequests } from './lib/scenarios';
+import { scenarioRequests } from './lib/scenarios';
 import { Tenant, seedFreePriceTriples, seedPlans, seedTenant } from './lib/seed';
-import { ROOT, Target, processCpuMs, startTarget } from './lib/servers';
+import { RESULTS_DIR, Target, startTarget } from './lib/servers';
+import { loadAverage, log } from './lib/stats';
 
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const SERVICE_ENV = {
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'info',
-  ENCRYPTION_KEY: Buffer.alloc(32, 42).toString('base64'),
-  RATE_LIMIT_PER_SECOND: '1000000', // the limiter still counts every request
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', // the receiver listens on loopback
-};
 const FANOUT_ENDPOINTS = 4;
 const EVENTS_PER_CREATE = 4; // plan.created and 3 × price.created
 const STEADY: [number, number] = [0.2, 0.9];
@@ -84,16 +77,12 @@ interface LagRun {
   forged: number;
 }
 
-function log(message: string): void {
-  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-function startService(name: string, database: BenchDatabase, env: Record<string, string>) {
-  mkdirSync(RESULTS_DIR, { recursive: true });
+function startService(name: string, database: BenchDatabase, env: Record<string, string> = {}) {
   return startTarget({
     databaseUrl: database.url,
-    logFile: join(RESULTS_DIR, `events-${name}.log`),
-    env: { ...SERVICE_ENV, ...env },
+    name: `events-${name}`,
+    // The receiver listens on loopback.
+    env: { LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
   });
 }
 
@@ -112,16 +101,11 @@ async function createEndpoint(
   receiver.secretFor(path, ((await res.json()) as { secret: string }).secret);
 }
 
-function scenarioData(tenant: Tenant, triples: string[][]): ScenarioData {
-  const { apiKey, organizationId, productId } = tenant;
-  return { apiKey, organizationId, productId, planIds: [], accountIds: [], triples };
-}
-
 /** `creates` plans of 3 prices through the API, 8 at a time. */
 async function createPlans(sql: SqlClient, target: Target, tenant: Tenant, creates: number) {
   const triples = await seedFreePriceTriples(sql, tenant, creates);
   await sql.run('ANALYZE prices'); // as autovacuum (PostgreSQL) or the service's own ANALYZE (SQLite) would
-  const next = scenarioRequests(scenarioData(tenant, triples)).createPlan;
+  const next = scenarioRequests({ ...tenant, planIds: [], accountIds: [], triples }).createPlan;
   let left = creates;
   const worker = async () => {
     while (left-- > 0) {
@@ -151,19 +135,12 @@ async function withDatabase(
   }
 }
 
-async function within<T>(work: Promise<T>, seconds: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: not done in ${seconds} s`)),
-      seconds * 1000,
-    );
+/** Rejects if `work` takes more than `seconds` (an unreferenced timer: it never holds the process). */
+function within<T>(work: Promise<T>, seconds: number, what: string): Promise<T> {
+  const late = sleep(seconds * 1000, null, { ref: false }).then(() => {
+    throw new Error(`${what}: not done in ${seconds} s`);
   });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return Promise.race([work, late]);
 }
 
 async function fanout(dialect: Dialect, receiver: Receiver, out: FanoutRun[]): Promise<void> {
@@ -182,7 +159,7 @@ async function fanout(dialect: Dialect, receiver: Receiver, out: FanoutRun[]): P
         await queuer.waitIdle();
         const marks = STEADY.map((f) => Math.ceil(deliveries * f)) as [number, number];
         const all = receiver.expect(deliveries, marks);
-        const sender = await startService(`fanout-${dialect}-deliver`, database, {});
+        const sender = await startService(`fanout-${dialect}-deliver`, database);
         const cpuBefore = sender.cpuMs();
         try {
           const s = await within(all, 600, `${dialect} fan-out`);
@@ -191,7 +168,7 @@ async function fanout(dialect: Dialect, receiver: Receiver, out: FanoutRun[]): P
             deliveries,
             perSecond: ((deliveries - 1) * 1000) / (s.last - s.first),
             steadyPerSecond: ((marks[1] - marks[0]) * 1000) / (s.toAt - s.fromAt),
-            cpuUsPerDelivery: ((processCpuMs(sender.pid) - cpuBefore) * 1000) / deliveries,
+            cpuUsPerDelivery: ((sender.cpuMs() - cpuBefore) * 1000) / deliveries,
             forged: s.forged,
           };
           out.push(run);
@@ -213,7 +190,7 @@ async function fanout(dialect: Dialect, receiver: Receiver, out: FanoutRun[]): P
 
 async function lag(dialect: Dialect, receiver: Receiver, out: LagRun[]): Promise<void> {
   await withDatabase(dialect, async (database, sql, tenant) => {
-    const target = await startService(`lag-${dialect}`, database, {});
+    const target = await startService(`lag-${dialect}`, database);
     try {
       await createEndpoint(target, tenant, receiver, '/lag');
       for (let repeat = 0; repeat < options.repeats; repeat++) {
@@ -226,13 +203,13 @@ async function lag(dialect: Dialect, receiver: Receiver, out: LagRun[]): Promise
           connections: options.connections,
           durationSeconds: options.duration,
           expectStatus: 201,
-          next: scenarioRequests(scenarioData(tenant, triples)).createPlan,
+          next: scenarioRequests({ ...tenant, planIds: [], accountIds: [], triples }).createPlan,
         });
         const ended = Date.now();
         const events = (load.requests - load.errors) * EVENTS_PER_CREATE;
         let s = await receiver.status();
         while (s.count < events && Date.now() - ended < 120_000) {
-          await new Promise((r) => setTimeout(r, 100));
+          await sleep(100);
           s = await receiver.status();
         }
         if (s.count < events) throw new Error(`${dialect} lag: ${s.count} of ${events} delivered`);
@@ -258,13 +235,13 @@ async function lag(dialect: Dialect, receiver: Receiver, out: LagRun[]): Promise
   });
 }
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 const NAME: Record<Dialect, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
-const range = (xs: number[], digits = 0) =>
-  `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
+/** `min-max` of one figure over the runs, or – when there were none. */
+function range<T>(runs: T[], figure: (run: T) => number, digits = 0): string {
+  if (runs.length === 0) return '–';
+  const xs = runs.map(figure);
+  return `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
+}
 
 function table(fanouts: FanoutRun[], lags: LagRun[]): string {
   const lines = [
@@ -274,24 +251,11 @@ function table(fanouts: FanoutRun[], lags: LagRun[]): string {
   for (const dialect of options.dialects) {
     const f = fanouts.filter((r) => r.dialect === dialect);
     const l = lags.filter((r) => r.dialect === dialect);
-    const cell = <T>(rs: T[], text: (rs: T[]) => string) => (rs.length ? text(rs) : '–');
+    const over = l.some((r) => r.maxLag >= LAG_TARGET_S) ? ' (**over**)' : '';
     lines.push(
-      `| ${NAME[dialect]} | ${cell(f, (rs) => `${range(rs.map((r) => r.steadyPerSecond))}; ${range(rs.map((r) => r.perSecond))}`)} ` +
-        `| ${cell(f, (rs) => range(rs.map((r) => r.cpuUsPerDelivery)))} ` +
-        `| ${cell(
-          l,
-          (rs) =>
-            `${range(
-              rs.map((r) => r.maxLag),
-              2,
-            )}${rs.every((r) => r.maxLag < LAG_TARGET_S) ? '' : ' (**over**)'}`,
-        )} ` +
-        `| ${cell(l, (rs) =>
-          range(
-            rs.map((r) => r.p99Lag),
-            2,
-          ),
-        )} | ${cell(l, (rs) => range(rs.map((r) => r.createsPerSecond)))} |`,
+      `| ${NAME[dialect]} | ${range(f, (r) => r.steadyPerSecond)}; ${range(f, (r) => r.perSecond)} ` +
+        `| ${range(f, (r) => r.cpuUsPerDelivery)} | ${range(l, (r) => r.maxLag, 2)}${over} ` +
+        `| ${range(l, (r) => r.p99Lag, 2)} | ${range(l, (r) => r.createsPerSecond)} |`,
     );
   }
   return lines.join('\n');
@@ -299,7 +263,9 @@ function table(fanouts: FanoutRun[], lags: LagRun[]): string {
 
 async function main(): Promise<void> {
   const started = new Date();
-  log(`bench:events ${options.parts.join(', ')} on ${options.dialects.join(', ')}; load ${load()}`);
+  log(
+    `bench:events ${options.parts.join(', ')} on ${options.dialects.join(', ')}; load ${loadAverage()}`,
+  );
   const receiver = new Receiver();
   await receiver.start();
   const fanouts: FanoutRun[] = [];
@@ -320,7 +286,7 @@ async function main(): Promise<void> {
     JSON.stringify({ options, fanouts, lags }, null, 2),
   );
   process.stdout.write(
-    `\n${started.toISOString()} to ${new Date().toISOString()}, Node ${process.version}, load ${load()}:\n\n${table(fanouts, lags)}\n`,
+    `\n${started.toISOString()} to ${new Date().toISOString()}, Node ${process.version}, load ${loadAverage()}:\n\n${table(fanouts, lags)}\n`,
   );
 }
 

@@ -6,8 +6,6 @@
  * `node --cpu-prof` for a profile of nothing but the request pipeline:
  *   node --cpu-prof --cpu-prof-dir=bench/results/profiles -r ts-node/register/transpile-only \
  *     bench/inject-profile.ts <scenario> [sqlite|postgres] [requests]
- * With KEYED_FIRST=1, one PATCH carrying an Idempotency-Key goes first: the state of a service
- * whose clients send keys (on Node 20 the first key left AsyncLocalStorage's promise hooks on).
  */
 import 'reflect-metadata';
 import { createBenchDatabase, Dialect } from './lib/database';
@@ -19,50 +17,26 @@ import {
   seedPlans,
   seedTenant,
 } from './lib/seed';
-
-const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
+import { SERVICE_ENV, createInProcessApp } from './lib/servers';
 
 async function main(): Promise<void> {
   const [scenario = 'getPlan', dialect = 'sqlite', countArg = '20000'] = process.argv.slice(2);
   const count = Number(countArg);
   const database = await createBenchDatabase(dialect as Dialect);
-  process.env.DATABASE_URL = database.url;
-  // The app reads DATABASE_URL when it loads its configuration: import it after.
-  const { createApp } = await import('../src/app.setup');
-  const { loadConfig } = await import('../src/config/app-config');
   const sql = await database.connect();
   const tenant = await seedTenant(sql, 'Inject');
   await seedPlans(sql, tenant, 1000);
-  const accountIds = await seedExternalAccounts(
-    sql,
-    tenant,
-    1000,
-    Buffer.from(ENCRYPTION_KEY, 'base64'),
-  );
+  const key = Buffer.from(SERVICE_ENV.ENCRYPTION_KEY, 'base64');
+  const accountIds = await seedExternalAccounts(sql, tenant, 1000, key);
   const planIds = await samplePlanIds(sql, tenant, 1000);
   const triples =
     scenario === 'createPlan' ? await seedFreePriceTriples(sql, tenant, count + 2000) : [];
   await sql.close();
-  const app = await createApp(
-    loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      DATABASE_URL: database.url,
-      ENCRYPTION_KEY,
-      RATE_LIMIT_PER_SECOND: '1000000',
-    }),
-    // The request log is part of the cost; it goes nowhere here.
-    { logDestination: { write: () => undefined } },
-  );
+  const app = await createInProcessApp(database.url, process.env.LOG_LEVEL ?? 'info');
   const fastify = app.getHttpAdapter().getInstance();
-  const next = scenarioRequests({
-    apiKey: tenant.apiKey,
-    organizationId: tenant.organizationId,
-    productId: tenant.productId,
-    planIds,
-    accountIds,
-    triples,
-  })[scenario as ScenarioName];
+  const next = scenarioRequests({ ...tenant, planIds, accountIds, triples })[
+    scenario as ScenarioName
+  ];
   const send = async () => {
     const r = next();
     const res = await fastify.inject({
@@ -73,19 +47,6 @@ async function main(): Promise<void> {
     });
     if (res.statusCode >= 300) throw new Error(`${res.statusCode} ${res.body}`);
   };
-  if (process.env.KEYED_FIRST === '1') {
-    const keyed = await fastify.inject({
-      method: 'PATCH',
-      url: `/v0/externalAccounts/${accountIds[0]}`,
-      headers: {
-        authorization: `Bearer ${tenant.apiKey}`,
-        'content-type': 'application/json',
-        'idempotency-key': 'inject-profile-keyed-first',
-      },
-      payload: JSON.stringify({ metadata: { keyed: 'first' } }),
-    });
-    if (keyed.statusCode !== 200) throw new Error(`${keyed.statusCode} ${keyed.body}`);
-  }
   for (let i = 0; i < 2000; i++) await send(); // warm-up
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();

@@ -13,8 +13,7 @@
  *   --warmup 3  --repeats 3  --connections 50  --mode quick|full  --usage-duration 3 (0: none)
  * Prints a Markdown table for docs/benchmarks.md; the runs are saved under bench/results/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Dialect, createBenchDatabase } from './lib/database';
@@ -27,12 +26,9 @@ import {
   seedPlans,
   seedTenant,
 } from './lib/seed';
-import { ROOT, startTarget } from './lib/servers';
+import { RESULTS_DIR, SERVICE_ENV, startTarget } from './lib/servers';
+import { loadAverage, log, median } from './lib/stats';
 import { usageIngestion } from './usage';
-import { median } from './lib/stats';
-
-const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
 const { values } = parseArgs({
   options: {
@@ -67,10 +63,6 @@ interface Run {
   errors: number;
 }
 
-function log(message: string): void {
-  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
 async function measure(dialect: Dialect, out: Run[]): Promise<void> {
   const database = await createBenchDatabase(dialect);
   const sql = await database.connect();
@@ -78,7 +70,7 @@ async function measure(dialect: Dialect, out: Run[]): Promise<void> {
     log(`${dialect}: seeding`);
     const tenant = await seedTenant(sql, 'Bench');
     await seedPlans(sql, tenant, 1000);
-    const key = Buffer.from(ENCRYPTION_KEY, 'base64');
+    const key = Buffer.from(SERVICE_ENV.ENCRYPTION_KEY, 'base64');
     const accountIds = await seedExternalAccounts(sql, tenant, 1000, key);
     const planIds = await samplePlanIds(sql, tenant, 1000);
     // Enough free prices for the creates: three per create, up to 1,500 creates a second.
@@ -87,22 +79,9 @@ async function measure(dialect: Dialect, out: Run[]): Promise<void> {
       ? await seedFreePriceTriples(sql, tenant, creates)
       : [];
     await sql.run('ANALYZE');
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const target = await startTarget({
-      databaseUrl: database.url,
-      logFile: join(RESULTS_DIR, `bench-${dialect}.log`),
-      env: { NODE_ENV: 'production', ENCRYPTION_KEY, RATE_LIMIT_PER_SECOND: '1000000' },
-    });
+    const target = await startTarget({ databaseUrl: database.url, name: `bench-${dialect}` });
     try {
-      const { organizationId, productId, apiKey } = tenant;
-      const requests = scenarioRequests({
-        apiKey,
-        organizationId,
-        productId,
-        planIds,
-        accountIds,
-        triples,
-      });
+      const requests = scenarioRequests({ ...tenant, planIds, accountIds, triples });
       for (const scenario of SCENARIOS.filter((s) => options.scenarios.includes(s.name))) {
         const load = (durationSeconds: number) =>
           runLoad({
@@ -156,13 +135,9 @@ function table(runs: Run[]): string {
 
 async function main(): Promise<void> {
   const started = new Date();
-  const load = () =>
-    loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ');
   log(
     `${options.duration} s runs after ${options.warmup} s warm-up, ${options.repeats} repeat(s), ` +
-      `${options.connections} connections; load ${load()}`,
+      `${options.connections} connections; load ${loadAverage()}`,
   );
   const runs: Run[] = [];
   for (const dialect of options.dialects) await measure(dialect, runs);
@@ -173,7 +148,7 @@ async function main(): Promise<void> {
   );
   process.stdout.write(
     `\n${started.toISOString()} to ${new Date().toISOString()}, Node ${process.version}, ` +
-      `load ${load()} (medians of ${options.repeats}):\n\n${table(runs)}\n`,
+      `load ${loadAverage()} (medians of ${options.repeats}):\n\n${table(runs)}\n`,
   );
   if (options.usageDuration > 0) {
     log(`usage ingestion, service and baseline side by side, ${options.usageDuration} s each`);

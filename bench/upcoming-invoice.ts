@@ -6,15 +6,12 @@
  *
  *   npx ts-node --transpile-only bench/upcoming-invoice.ts [--db sqlite,postgres] [--others 10000000]
  */
-import { loadavg } from 'node:os';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Dialect, createBenchDatabase } from './lib/database';
 import { Tenant, seedTenant } from './lib/seed';
-import { ROOT, startTarget } from './lib/servers';
-import { median } from './lib/stats';
-import { bulkEvents, seedCustomer } from './lib/usage-rows';
+import { startTarget } from './lib/servers';
+import { loadAverage, median } from './lib/stats';
+import { bulkEvents, othersStored, seedCustomer, seedSumMetric } from './lib/usage-rows';
 
 const { values: args } = parseArgs({
   options: {
@@ -23,12 +20,6 @@ const { values: args } = parseArgs({
   },
 });
 const DAY = 86_400_000;
-const ENV = {
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  ENCRYPTION_KEY: Buffer.alloc(32, 44).toString('base64'),
-  RATE_LIMIT_PER_SECOND: '1000000',
-};
 
 /** A JSON request to the service with the tenant's key; throws on an unexpected status. */
 async function call(url: string, tenant: Tenant, path: string, body?: object): Promise<any> {
@@ -48,39 +39,18 @@ async function upcoming(dialect: Dialect): Promise<void> {
   try {
     const tenant = await seedTenant(sql, 'Upcoming bench');
     const customer = await seedCustomer(sql, tenant);
-    const metric = tenant.metricIds[0];
-    await sql.run('UPDATE billable_metrics SET aggregation = ?, value_property = ? WHERE id = ?', [
-      'SUM',
-      '$.v',
-      metric,
-    ]);
+    const metric = await seedSumMetric(sql, tenant, '$.v');
     // A monthly subscription started 10 days ago: its current period holds the 100,000 events.
     const startedAt = Math.floor((Date.now() - 10 * DAY) / 1000) * 1000;
     await bulkEvents(sql, tenant, metric, 100_000, customer, startedAt, 9 * DAY, 'uev_mine');
     let subscription = '';
-    let stored = 0;
-    for (const total of [10_000, Number(args.others)]) {
-      const t0 = Date.now();
-      // The others: 1,000 other customers over the four months around the period.
-      const from = startedAt - 60 * DAY;
-      await bulkEvents(
-        sql,
-        tenant,
-        metric,
-        total - stored,
-        null,
-        from,
-        120 * DAY,
-        `uev_o${total}_`,
-      );
-      stored = total;
-      if (dialect === 'postgres') await sql.run('ANALYZE usage_events');
-      const seeded = ((Date.now() - t0) / 1000).toFixed(0);
-      mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+    const from = startedAt - 60 * DAY; // the others: over the four months around the period
+    const totals = [10_000, Number(args.others)];
+    for await (const { total, seeded } of othersStored(sql, tenant, metric, from, totals)) {
       const target = await startTarget({
         databaseUrl: database.url,
-        logFile: join(ROOT, 'bench', 'results', 'upcoming-invoice-service.log'),
-        env: ENV,
+        name: 'upcoming-invoice-service',
+        env: { LOG_LEVEL: 'warn' },
       });
       try {
         if (!subscription) {
@@ -115,12 +85,9 @@ async function upcoming(dialect: Dialect): Promise<void> {
           );
           if (i > 0) times.push(performance.now() - t);
         }
-        const load = loadavg()
-          .map((l) => l.toFixed(2))
-          .join(' ');
         console.log(
           `| ${dialect} | ${total.toLocaleString('en')} | ${median(times).toFixed(0)} ms | ` +
-            `${invoice.lines[1].quantity} → ${invoice.total} ${invoice.currency} | ${seeded} s | ${load} |`,
+            `${invoice.lines[1].quantity} → ${invoice.total} ${invoice.currency} | ${seeded} s | ${loadAverage()} |`,
         );
       } finally {
         await target.stop();

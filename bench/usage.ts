@@ -12,7 +12,7 @@
  *   npm run bench:usage                        both parts, both databases, prints Markdown
  *   npm run bench:usage -- --db sqlite --parts ingest --duration 5 --others 1000000
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,9 +20,9 @@ import * as ts from 'typescript';
 import { BenchDatabase, Dialect, createBenchDatabase } from './lib/database';
 import { runLoad } from './lib/load';
 import { seedTenant } from './lib/seed';
-import { bulkEvents, seedCustomer } from './lib/usage-rows';
 import { ROOT, Target, startTarget } from './lib/servers';
-import { median } from './lib/stats';
+import { loadAverage, median } from './lib/stats';
+import { bulkEvents, othersStored, seedCustomer, seedSumMetric } from './lib/usage-rows';
 
 export interface IngestOptions {
   durationSeconds: number;
@@ -30,18 +30,7 @@ export interface IngestOptions {
   repeats: number;
 }
 
-const RESULTS = join(ROOT, 'bench', 'results');
-const ENV = {
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  ENCRYPTION_KEY: Buffer.alloc(32, 43).toString('base64'),
-  RATE_LIMIT_PER_SECOND: '1000000',
-};
 const DAY = 86_400_000;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 const say = (line: string) => console.log(line);
 
 /**
@@ -63,12 +52,11 @@ function buildBaseline(): string {
   return join(out, 'usage-server.js');
 }
 
-async function start(kind: 'service' | 'baseline', database: BenchDatabase): Promise<Target> {
-  mkdirSync(RESULTS, { recursive: true });
+function start(kind: 'service' | 'baseline', database: BenchDatabase): Promise<Target> {
   return startTarget({
     databaseUrl: database.url,
-    logFile: join(RESULTS, `usage-${kind}.log`),
-    env: ENV,
+    name: `usage-${kind}`,
+    env: { LOG_LEVEL: 'warn' },
     entry: kind === 'baseline' ? buildBaseline() : undefined,
   });
 }
@@ -80,12 +68,7 @@ async function ingest(dialect: Dialect, options: IngestOptions): Promise<void> {
     const tenant = await seedTenant(sql, 'Usage bench');
     const customers: string[] = [];
     for (let i = 0; i < 100; i++) customers.push(await seedCustomer(sql, tenant));
-    const metricType = tenant.metricIds[0];
-    await sql.run('UPDATE billable_metrics SET aggregation = ?, value_property = ? WHERE id = ?', [
-      'SUM',
-      '$.tokens',
-      metricType,
-    ]);
+    const metricType = await seedSumMetric(sql, tenant, '$.tokens');
     let serial = 0;
     for (const batch of [100, 1000]) {
       const rates: Record<string, number[]> = { service: [], baseline: [] };
@@ -131,7 +114,7 @@ async function ingest(dialect: Dialect, options: IngestOptions): Promise<void> {
       const baseline = median(rates.baseline);
       say(
         `| ${dialect} | ${batch} | ${Math.round(service)} | ${Math.round(baseline)} | ` +
-          `${(service / baseline).toFixed(2)} ${service / baseline >= 0.5 ? '✓' : '✗'} | ${load()} |`,
+          `${(service / baseline).toFixed(2)} ${service / baseline >= 0.5 ? '✓' : '✗'} | ${loadAverage()} |`,
       );
     }
   } finally {
@@ -146,30 +129,12 @@ async function meter(dialect: Dialect, others: number): Promise<void> {
   try {
     const tenant = await seedTenant(sql, 'Meter bench');
     const customer = await seedCustomer(sql, tenant);
-    const metric = tenant.metricIds[0];
-    await sql.run('UPDATE billable_metrics SET aggregation = ?, value_property = ? WHERE id = ?', [
-      'SUM',
-      '$.v',
-      metric,
-    ]);
+    const metric = await seedSumMetric(sql, tenant, '$.v');
     const month = Math.floor((Date.now() - 40 * DAY) / DAY) * DAY;
     await bulkEvents(sql, tenant, metric, 100_000, customer, month, 30 * DAY, 'uev_mine');
-    let stored = 0;
-    for (const total of [10_000, others]) {
-      const t0 = Date.now();
-      await bulkEvents(
-        sql,
-        tenant,
-        metric,
-        total - stored,
-        null,
-        month - 60 * DAY,
-        120 * DAY,
-        `uev_o${total}_`,
-      );
-      stored = total;
-      if (dialect === 'postgres') await sql.run('ANALYZE usage_events');
-      const seeded = ((Date.now() - t0) / 1000).toFixed(0);
+    const from = month - 60 * DAY;
+    const totals = [10_000, others];
+    for await (const { total, seeded } of othersStored(sql, tenant, metric, from, totals)) {
       const target = await start('service', database);
       try {
         const url = `${target.url}/v0/billableMetrics/${metric}/meter?customerId=${customer}&from=${new Date(month).toISOString()}&to=${new Date(month + 30 * DAY).toISOString()}`;
@@ -185,7 +150,7 @@ async function meter(dialect: Dialect, others: number): Promise<void> {
         say(
           `| ${dialect} | ${total.toLocaleString('en')} | ${median(times).toFixed(0)} ms ` +
             `(min ${Math.min(...times).toFixed(0)}) | ` +
-            `${(JSON.parse(body) as { totalValue: string }).totalValue} | ${seeded} s | ${load()} |`,
+            `${(JSON.parse(body) as { totalValue: string }).totalValue} | ${seeded} s | ${loadAverage()} |`,
         );
       } finally {
         await target.stop();
@@ -219,7 +184,7 @@ async function main(): Promise<void> {
   });
   say(
     `Machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores, ` +
-      `${Math.round(totalmem() / 1024 ** 3)} GB, Node ${process.version}; load at start ${load()}.`,
+      `${Math.round(totalmem() / 1024 ** 3)} GB, Node ${process.version}; load at start ${loadAverage()}.`,
   );
   const dialects = args.db.split(',') as Dialect[];
   const parts = args.parts.split(',');

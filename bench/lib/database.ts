@@ -34,13 +34,9 @@ export interface SqlClient {
   close(): Promise<void>;
 }
 
-/** TypeORM's text form of a `datetime` column on SQLite: UTC, `YYYY-MM-DD HH:mm:ss.SSS`. */
-export function sqliteDatetime(date: Date): string {
-  return date.toISOString().replace('T', ' ').replace('Z', '');
-}
-
 function sqliteValue(value: unknown): unknown {
-  if (value instanceof Date) return sqliteDatetime(value);
+  // TypeORM's text form of a `datetime` column on SQLite: UTC, `YYYY-MM-DD HH:mm:ss.SSS`.
+  if (value instanceof Date) return value.toISOString().replace('T', ' ').replace('Z', '');
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value !== null && typeof value === 'object') return JSON.stringify(value);
   return value;

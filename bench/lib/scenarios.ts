@@ -1,4 +1,4 @@
-/** What the load sends: one request generator per scenario, shared by the service and baseline. */
+/** What the load sends: one request generator per scenario. */
 
 export type ScenarioName = 'createPlan' | 'getPlan' | 'listPlans' | 'patchAccount' | 'healthz';
 
@@ -38,17 +38,12 @@ export interface ScenarioData {
   triples: string[][];
 }
 
-export type RequestGenerators = Record<ScenarioName, () => BenchRequest> & {
-  /** How many triples of free prices the creates asked for (more than prepared: some got 409). */
-  triplesUsed(): number;
-};
-
 /**
  * Request generators: every call gives the next request. Reads and updates go round the seeded
  * ids; each create takes the next unused triple of free prices. Past the last one the triples
- * are used again (and answer 409), and triplesUsed() tells the runner to measure again with more.
+ * are used again (and answer 409, counted as errors).
  */
-export function scenarioRequests(data: ScenarioData): RequestGenerators {
+export function scenarioRequests(data: ScenarioData): Record<ScenarioName, () => BenchRequest> {
   const auth = { authorization: `Bearer ${data.apiKey}` };
   const json = { ...auth, 'content-type': 'application/json' };
   let plan = 0;
@@ -70,7 +65,6 @@ export function scenarioRequests(data: ScenarioData): RequestGenerators {
       // A new value every time, so every PATCH writes.
       body: JSON.stringify({ metadata: { lastSync: String(++patch) } }),
     }),
-    triplesUsed: () => triple,
     createPlan: () => {
       const prices = data.triples[triple++ % data.triples.length];
       return {

@@ -1,18 +1,23 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
+/** Where each bench writes its runs and the service's logs (not committed). */
+export const RESULTS_DIR = join(ROOT, 'bench', 'results');
+
+/** What every bench starts the service with; the rate limiter still counts every request. */
+export const SERVICE_ENV = {
+  NODE_ENV: 'production',
+  ENCRYPTION_KEY: Buffer.alloc(32, 42).toString('base64'),
+  RATE_LIMIT_PER_SECOND: '1000000',
+};
 
 /** A server under load, in a child process of its own. */
 export interface Target {
   url: string;
   pid: number;
-  /** Resets the peak resident set size (VmHWM) to the current one. */
-  resetPeakMemory(): void;
-  /** Peak resident set size in MB since the last reset (or the start). */
-  peakMemoryMb(): number;
   /**
    * Resolves once the process has stopped using CPU: a run's last requests (queued behind the
    * load that just ended) must not overlap the next run, least of all another process's writes.
@@ -36,23 +41,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-function statusField(pid: number, field: string): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-    readFileSync(`/proc/${pid}/status`, 'utf8'),
-  );
-  return match ? Number(match[1]) / 1024 : NaN;
-}
-
 /** CPU time (user + system) the process used so far, in clock ticks. */
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
-}
-
-/** CPU time (user + system) process `pid` used so far, in milliseconds (USER_HZ is 100). */
-export function processCpuMs(pid: number): number {
-  return cpuTicks(pid) * 10;
 }
 
 async function waitForIdle(pid: number): Promise<void> {
@@ -87,13 +80,10 @@ async function waitForHealth(url: string, child: ChildProcess, log: string): Pro
 
 export interface StartOptions {
   databaseUrl: string;
-  /** Where the child's standard output and error go (the service's request log). */
-  logFile: string;
+  /** Names the log of the child's standard output and error (the service's request log). */
+  name: string;
+  /** Over SERVICE_ENV. */
   env?: Record<string, string>;
-  /** Extra node flags, such as --cpu-prof. */
-  nodeArgs?: string[];
-  /** Called with the child's pid as soon as it is spawned, before it answers /healthz. */
-  onSpawn?: (pid: number) => void;
   /** Another script to start in place of the built service (a baseline under dist/). */
   entry?: string;
 }
@@ -102,8 +92,10 @@ export interface StartOptions {
 export async function startTarget(options: StartOptions): Promise<Target> {
   const port = await freePort();
   const entry = options.entry ?? join(ROOT, 'dist', 'src', 'main.js');
-  const log = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const logFile = join(RESULTS_DIR, `${options.name}.log`);
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -111,15 +103,15 @@ export async function startTarget(options: StartOptions): Promise<Target> {
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: options.databaseUrl,
+      ...SERVICE_ENV,
       ...options.env,
     },
     stdio: ['ignore', log, log],
   });
   closeSync(log);
-  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitForHealth(url, child, options.logFile);
+    await waitForHealth(url, child, logFile);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
@@ -128,14 +120,6 @@ export async function startTarget(options: StartOptions): Promise<Target> {
   return {
     url,
     pid,
-    resetPeakMemory: () => {
-      try {
-        writeFileSync(`/proc/${pid}/clear_refs`, '5');
-      } catch {
-        // Not allowed here: the peak then covers the whole life of the process.
-      }
-    },
-    peakMemoryMb: () => statusField(pid, 'VmHWM'),
     waitIdle: () => waitForIdle(pid),
     cpuMs: () => cpuTicks(pid) * 10, // USER_HZ is 100 on Linux
     stop: () =>
@@ -149,4 +133,18 @@ export async function startTarget(options: StartOptions): Promise<Target> {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * The real application in this process, for requests sent through Fastify's inject. Its request
+ * log is part of the cost and goes nowhere.
+ */
+export async function createInProcessApp(databaseUrl: string, logLevel: string) {
+  process.env.DATABASE_URL = databaseUrl;
+  // The app reads DATABASE_URL when it loads its configuration: import it after.
+  const { createApp } = await import('../../src/app.setup');
+  const { loadConfig } = await import('../../src/config/app-config');
+  return createApp(loadConfig({ ...SERVICE_ENV, LOG_LEVEL: logLevel, DATABASE_URL: databaseUrl }), {
+    logDestination: { write: () => undefined },
+  });
 }

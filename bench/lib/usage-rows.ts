@@ -27,6 +27,41 @@ export async function seedCustomer(sql: SqlClient, tenant: Tenant): Promise<stri
   return id;
 }
 
+const DAY = 86_400_000;
+
+/** Makes the tenant's first metric a SUM of `property` of its events' data; returns its id. */
+export async function seedSumMetric(sql: SqlClient, tenant: Tenant, property: string) {
+  const id = tenant.metricIds[0];
+  await sql.run('UPDATE billable_metrics SET aggregation = ?, value_property = ? WHERE id = ?', [
+    'SUM',
+    property,
+    id,
+  ]);
+  return id;
+}
+
+/**
+ * The events of 1,000 other customers over the 120 days from `from`, stored up to each of
+ * `totals` in turn (then ANALYZEd on PostgreSQL, as a table that grew would be): yields each
+ * total and the seconds its seeding took.
+ */
+export async function* othersStored(
+  sql: SqlClient,
+  tenant: Tenant,
+  type: string,
+  from: number,
+  totals: number[],
+) {
+  let stored = 0;
+  for (const total of totals) {
+    const started = Date.now();
+    await bulkEvents(sql, tenant, type, total - stored, null, from, 120 * DAY, `uev_o${total}_`);
+    stored = total;
+    if (sql.dialect === 'postgres') await sql.run('ANALYZE usage_events');
+    yield { total, seeded: ((Date.now() - started) / 1000).toFixed(0) };
+  }
+}
+
 /** `count` events of other customers (or of `customerId`), spread over `from` + `spanMs`. */
 export async function bulkEvents(
   sql: SqlClient,

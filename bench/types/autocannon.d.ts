@@ -14,7 +14,6 @@ declare module 'autocannon' {
     duration: number;
     errors: number;
     timeouts: number;
-    non2xx: number;
     statusCodeStats?: Record<string, { count: number }>;
   }
 
