@@ -57,11 +57,11 @@ export function typesOfPrefix(prefix: string): readonly EventType[] {
   return TYPES_BY_PREFIX.get(prefix) ?? [];
 }
 
-/** An event type, a prefix such as `plan.*`, or `*` (webhook endpoints only). */
-export type EventSelector = string;
-
-/** True when `type` is selected by one of `selectors` (types, `prefix.*` or `*`). */
-export function selects(selectors: readonly EventSelector[], type: string): boolean {
+/**
+ * True when `type` is selected by one of `selectors`: event types, prefixes such as `plan.*`, or
+ * `*` (webhook endpoints' enabledEvents).
+ */
+export function selects(selectors: readonly string[], type: string): boolean {
   const prefix = `${resourceOf(type)}.*`;
   return selectors.some((s) => s === '*' || s === type || s === prefix);
 }

@@ -120,22 +120,19 @@ export class EventsRepository {
   }
 
   /**
-   * The ids of up to `limit` events created before `cutoff`, oldest first: a range of the primary
-   * key, since an event's id is a ULID that starts with its creation time (no index of its own to
-   * keep up on every write).
+   * Deletes up to `limit` events created before `cutoff`, oldest first, and says how many: a
+   * range of the primary key, since an event's id is a ULID that starts with its creation time
+   * (no index of its own to keep up on every write).
    */
-  async idsOlderThan(m: EntityManager, cutoff: Date, limit: number): Promise<string[]> {
+  async deleteOlderThan(m: EntityManager, cutoff: Date, limit: number): Promise<number> {
     const rows = await m.find(EventRecord, {
       select: { id: true },
       where: { id: LessThan(idsMadeBefore(ID_PREFIXES.event, cutoff)) },
       order: { id: 'ASC' },
       take: limit,
     });
-    return rows.map((r) => r.id);
-  }
-
-  async deleteByIds(m: EntityManager, ids: string[]): Promise<void> {
-    if (ids.length > 0) await m.delete(EventRecord, { id: In(ids) });
+    if (rows.length > 0) await m.delete(EventRecord, { id: In(rows.map((r) => r.id)) });
+    return rows.length;
   }
 }
 

@@ -26,9 +26,6 @@ export interface RecordEventInput {
   actor: Actor;
 }
 
-/** Called in the retention sweep's transaction before these events are deleted. */
-export type SweepListener = (m: EntityManager, eventIds: string[]) => Promise<void>;
-
 /** Fields that never go into an event, whatever a caller passes (docs/api.md §5.6). */
 const NEVER_RECORDED = ['secret', 'accountNumberEncrypted'];
 /** Changes of these alone are not changes (they follow every change). */
@@ -42,7 +39,6 @@ export const SWEEP_BATCH = 500;
  */
 @Injectable()
 export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly sweepListeners: SweepListener[] = [];
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
 
@@ -54,11 +50,6 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly metrics: Metrics,
   ) {
     logger.setContext('Events');
-  }
-
-  /** Another module's work in the retention sweep, before events are deleted. */
-  onSweep(listener: SweepListener): void {
-    this.sweepListeners.push(listener);
   }
 
   /**
@@ -146,41 +137,31 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async list(tenant: Tenant, query: ListEventsQueryDto): Promise<EventListResponse> {
+    const newer = query.endingBefore !== undefined;
+    const cursorId = query.endingBefore ?? query.startingAfter;
     const rows = await this.db.read(async (m) => {
-      const cursorParam = query.endingBefore !== undefined ? 'endingBefore' : 'startingAfter';
-      const cursorId = query.endingBefore ?? query.startingAfter;
-      let cursor: EventRecord | null = null;
-      if (cursorId !== undefined) {
-        cursor = await this.events.findOne(m, tenant, cursorId);
-        if (!cursor) {
-          throw ValidationFailedError.field(
-            cursorParam,
-            'unknown_cursor',
-            'must be the id of one of your events (in this mode) that has not expired',
-          );
-        }
+      const cursor = cursorId === undefined ? null : await this.events.findOne(m, tenant, cursorId);
+      if (cursorId !== undefined && !cursor) {
+        throw ValidationFailedError.field(
+          newer ? 'endingBefore' : 'startingAfter',
+          'unknown_cursor',
+          'must be the id of one of your events (in this mode) that has not expired',
+        );
       }
-      // A prefix (`plan.*`) reads each of its types (the DTO takes only known prefixes).
-      const filter = query.type?.endsWith('.*')
-        ? { types: typesOfPrefix(query.type) }
-        : { type: query.type };
       return this.events.page(m, {
         tenant,
         limit: query.limit + 1,
-        ...filter,
-        cursor: cursor
-          ? {
-              createdAt: cursor.createdAt,
-              id: cursor.id,
-              side: cursorParam === 'endingBefore' ? 'newer' : 'older',
-            }
-          : undefined,
+        // A prefix (`plan.*`) reads each of its types (the DTO takes only known prefixes).
+        ...(query.type?.endsWith('.*')
+          ? { types: typesOfPrefix(query.type) }
+          : { type: query.type }),
+        cursor: cursor ? { ...cursor, side: newer ? 'newer' : 'older' } : undefined,
       });
     });
     // The rows come nearest to the cursor first: the page is the first `limit`, and one more
     // means more follow on that side. An endingBefore page read oldest first is turned around.
     const page = rows.slice(0, query.limit);
-    if (query.endingBefore !== undefined) page.reverse();
+    if (newer) page.reverse();
     return {
       data: page.map(toEventResponse),
       pagination: { limit: query.limit, hasMore: rows.length > query.limit },
@@ -202,13 +183,12 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Deletes the events older than EVENT_RETENTION_DAYS (with what other modules keep about them),
-   * SWEEP_BATCH per transaction, so requests wait at most one small batch. Returns how many.
+   * Deletes the events older than EVENT_RETENTION_DAYS, SWEEP_BATCH per transaction, so requests
+   * wait at most one small batch; their webhook deliveries and attempts go with them (the foreign
+   * keys' ON DELETE CASCADE). Returns how many.
    */
   sweep(now = new Date()): Promise<number> {
-    if (!this.sweeping) {
-      this.sweeping = this.sweepAll(now).finally(() => (this.sweeping = undefined));
-    }
+    this.sweeping ??= this.sweepAll(now).finally(() => (this.sweeping = undefined));
     return this.sweeping;
   }
 
@@ -216,12 +196,9 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     const cutoff = new Date(now.getTime() - this.config.events.retentionDays * 86_400_000);
     let deleted = 0;
     for (;;) {
-      const count = await this.db.transaction(async (m) => {
-        const ids = await this.events.idsOlderThan(m, cutoff, SWEEP_BATCH);
-        for (const listener of this.sweepListeners) await listener(m, ids);
-        await this.events.deleteByIds(m, ids);
-        return ids.length;
-      });
+      const count = await this.db.transaction((m) =>
+        this.events.deleteOlderThan(m, cutoff, SWEEP_BATCH),
+      );
       deleted += count;
       if (count < SWEEP_BATCH) break;
       await new Promise((resolve) => setImmediate(resolve));

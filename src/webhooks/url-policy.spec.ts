@@ -4,7 +4,6 @@ import {
   isPublicAddress,
   resolvePublic,
   unresolvedHostProblem,
-  urlProblem,
   urlTextProblem,
 } from './url-policy';
 
@@ -63,7 +62,7 @@ describe('webhook URL policy', () => {
     ['https://example.com:0/hook', 'port 0'],
     ['https://example.com:000/hook', 'port 0'],
   ])('refuses %s', (url, why) => {
-    expect(urlProblem(url, false)).toContain(why);
+    expect(checkUrl(url, false).problem).toContain(why);
   });
 
   it.each([
@@ -84,7 +83,7 @@ describe('webhook URL policy', () => {
     ['https:///example.com/hook', '"https://"'],
     ['http:/127.0.0.1:8080/hook', '"http://"'],
   ])('refuses the text %j: it is not the URL called', (url, why) => {
-    expect(urlProblem(url, true)).toBeNull();
+    expect(checkUrl(url, true).problem).toBeNull();
     expect(urlTextProblem(url)).toContain(why);
   });
 
@@ -99,9 +98,9 @@ describe('webhook URL policy', () => {
   });
 
   it('accepts a public https URL, and http or internal addresses only when allowed', () => {
-    expect(urlProblem('https://example.com/webhooks', false)).toBeNull();
-    expect(urlProblem('https://93.184.216.34/webhooks', false)).toBeNull();
-    expect(urlProblem('http://127.0.0.1:8080/hook', true)).toBeNull();
+    expect(checkUrl('https://example.com/webhooks', false).problem).toBeNull();
+    expect(checkUrl('https://93.184.216.34/webhooks', false).problem).toBeNull();
+    expect(checkUrl('http://127.0.0.1:8080/hook', true).problem).toBeNull();
   });
 
   it('refuses every address of the documented cloud list, and the URLs that name them', () => {
@@ -109,7 +108,7 @@ describe('webhook URL policy', () => {
       const address = cidr.split('/')[0].replace(/::$/, '::1');
       expect(isPublicAddress(address)).toBe(false);
       const host = address.includes(':') ? `[${address}]` : address;
-      expect(urlProblem(`https://${host}:32526/machine?comp=goalstate`, false)).toContain(
+      expect(checkUrl(`https://${host}:32526/machine?comp=goalstate`, false).problem).toContain(
         'internal',
       );
     }

@@ -68,7 +68,7 @@ export const DEVELOPMENT_HINT =
   'http:// and private addresses; never in production)';
 
 /**
- * Parses a webhook URL and checks it before DNS (`urlProblem` says only why not). `hint`
+ * Parses a webhook URL and checks it before DNS (`problem` says why not, or is null). `hint`
  * (outside production) adds DEVELOPMENT_HINT to the refusals that setting would lift.
  */
 export function checkUrl(raw: string, allowPrivateNetworks: boolean, hint = false): CheckedUrl {
@@ -117,11 +117,6 @@ function refused(problem: string): CheckedUrl {
   return { url: null, problem };
 }
 
-/** Why a URL may not be a webhook endpoint (before DNS), or null when it may. */
-export function urlProblem(raw: string, allowPrivateNetworks: boolean): string | null {
-  return checkUrl(raw, allowPrivateNetworks).problem;
-}
-
 /** White space (Unicode's) and control characters, which WHATWG URL parsing drops or encodes. */
 const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
 /** The scheme, `//` and the first character of the host, as a URL is written in full. */
@@ -130,7 +125,7 @@ const WRITTEN_IN_FULL = /^https?:\/\/[^/]/i;
 const USER_INFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
 
 /**
- * Why the text of a URL that passes `urlProblem` is not the URL that would be called, or null:
+ * Why the text of a URL that passes `checkUrl` is not the URL that would be called, or null:
  * checked when an endpoint is saved. Refused is whatever WHATWG URL parsing would strip, repair
  * or leave out of the request: white space and control characters (at either end or inside), a
  * `#` (an empty fragment too), an `@` before the host (empty user information), backslashes,
@@ -173,10 +168,3 @@ export async function resolvePublic(host: string): Promise<LookupAddress[]> {
   }
   return addresses;
 }
-
-/** The callback of a `lookup` given to http(s).request. */
-export type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;

@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, In, IsNull, Not } from 'typeorm';
+import { EntityManager, In, IsNull, Not } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Database } from '../database/database';
 import { claimLock } from '../database/lease-poller';
 import { EventRecord } from '../events/entities/event.entity';
+import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
-
-export interface AttemptFilters {
-  eventId?: string;
-  succeeded?: boolean;
-}
 
 /** Rows per INSERT of deliveries (nine columns each: within both drivers' parameter limits). */
 const INSERT_ROWS = 500;
@@ -127,36 +123,18 @@ export class WebhookDeliveriesRepository {
     await m.insert(WebhookAttempt, attempt as QueryDeepPartialEntity<WebhookAttempt>);
   }
 
+  /** A page of an endpoint's attempts, newest first, by event or outcome when asked. */
   attemptsPage(
     m: EntityManager,
     endpointId: string,
-    filters: AttemptFilters,
-    limit: number,
-    offset: number,
+    query: ListWebhookDeliveriesQueryDto,
   ): Promise<[WebhookAttempt[], number]> {
-    const where: FindOptionsWhere<WebhookAttempt> = { endpointId };
-    if (filters.eventId !== undefined) where.eventId = filters.eventId;
-    if (filters.succeeded !== undefined) where.succeeded = filters.succeeded;
+    const { eventId, succeeded } = query;
     return m.findAndCount(WebhookAttempt, {
-      where,
+      where: { endpointId, eventId, succeeded },
       order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-      skip: offset,
+      take: query.limit,
+      skip: query.offset,
     });
-  }
-
-  /** Deletes the deliveries and attempts of these events (the retention sweep). */
-  async deleteForEvents(m: EntityManager, eventIds: string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    const deliveries = await m.find(WebhookDelivery, {
-      select: { id: true },
-      where: { eventId: In(eventIds) },
-    });
-    const ids = deliveries.map((d) => d.id);
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      await m.delete(WebhookAttempt, { deliveryId: In(chunk) });
-      await m.delete(WebhookDelivery, { id: In(chunk) });
-    }
   }
 }

@@ -72,7 +72,7 @@ export class WebhookDeliveryJob implements OnModuleInit {
       concurrency,
       leaseMs: leaseSeconds * 1000,
       unit: FIRST,
-      claim: (m, now, limit, leaseUntil) => this.claim(m, now, limit, leaseUntil),
+      claim: (...args) => this.claim(...args),
       run: (c) => this.attempt(c),
       stopping: () => {
         this.abort.abort();
@@ -99,7 +99,7 @@ export class WebhookDeliveryJob implements OnModuleInit {
     });
     const token = randomUUID();
     const orgs = new Map(this.busy.orgs);
-    const claimed: { delivery: WebhookDelivery; endpoint: WebhookEndpoint }[] = [];
+    const claimed: Omit<Claimed, 'body'>[] = [];
     for (const endpoint of due) {
       const org = endpoint.organizationId;
       const room = Math.min(
@@ -117,19 +117,15 @@ export class WebhookDeliveryJob implements OnModuleInit {
       }
       // Visited: back of the line if it has more due, else at its next due time.
       const soonest = await this.deliveries.soonestDue(m, endpoint.id);
-      await this.endpoints.setNextDelivery(
-        m,
-        endpoint.id,
-        soonest && soonest < now ? now : soonest,
-      );
+      const next = soonest && soonest < now ? now : soonest;
+      await this.endpoints.setNextDelivery(m, endpoint.id, next);
     }
+    // Each event's body once, however many endpoints receive it. A claimed delivery's event is
+    // there: the foreign key deletes the delivery with it.
     const ids = [...new Set(claimed.map((c) => c.delivery.eventId))];
-    const events = new Map((await this.deliveries.events(m, ids)).map((e) => [e.id, e]));
-    const bodies = new Map([...events].map(([id, e]) => [id, JSON.stringify(toEventResponse(e))]));
-    return claimed.flatMap((c) => {
-      const body = bodies.get(c.delivery.eventId);
-      return body === undefined ? [] : [{ ...c, body }];
-    });
+    const events = await this.deliveries.events(m, ids);
+    const bodies = new Map(events.map((e) => [e.id, JSON.stringify(toEventResponse(e))]));
+    return claimed.map((c) => ({ ...c, body: bodies.get(c.delivery.eventId)! }));
   }
 
   /** One attempt: POST the signed event (SSRF rules checked again), then record its outcome. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In, IsNull, MoreThan } from 'typeorm';
+import { EntityManager, In, IsNull, MoreThan, Or } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Organization } from '../auth/entities/organization.entity';
 import { Tenant, ownedBy } from '../common/tenant';
@@ -112,12 +112,7 @@ export class WebhookEndpointsRepository {
   /** These endpoints have a delivery due at `at`: visited then at the latest. */
   async dueBy(m: EntityManager, ids: string[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    const where = { id: In(ids) };
-    await m.update(WebhookEndpoint, { ...where, nextDeliveryAt: IsNull() }, { nextDeliveryAt: at });
-    await m.update(
-      WebhookEndpoint,
-      { ...where, nextDeliveryAt: MoreThan(at) },
-      { nextDeliveryAt: at },
-    );
+    const later = Or(IsNull(), MoreThan(at));
+    await m.update(WebhookEndpoint, { id: In(ids), nextDeliveryAt: later }, { nextDeliveryAt: at });
   }
 }

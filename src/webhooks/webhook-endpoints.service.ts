@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { toListResponse, ListResponse } from '../common/dto/list-query.dto';
+import { ListQueryDto, ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { assertIfMatch } from '../common/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { mergeMetadata } from '../common/metadata';
@@ -12,14 +12,16 @@ import { Caller, SYSTEM, Tenant } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
+import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
 import {
   DeletedWebhookEndpointResponse,
+  WebhookDeliveryAttemptResponse,
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
+  toWebhookDeliveryAttemptResponse,
   toWebhookEndpointResponse,
 } from './dto/webhook-endpoint.response';
 import { MAX_URL_LENGTH, WebhookEndpoint } from './entities/webhook-endpoint.entity';
-import { ListQueryDto } from '../common/dto/list-query.dto';
 import { checkEnabledEvents } from './enabled-events';
 import { SecretBox, newSigningSecret } from './secret-box';
 import {
@@ -41,7 +43,7 @@ export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 /** Opened signing secrets kept in memory at most (one or two per endpoint that receives). */
 const OPENED_SECRETS_KEPT = 10_000;
 
-/** Webhook endpoints (docs/api.md §5.7): their rules and their signing secrets. */
+/** Webhook endpoints (docs/api.md §5.7): their rules, their signing secrets and their attempts. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly secrets: SecretBox;
@@ -56,7 +58,6 @@ export class WebhookEndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.secrets = new SecretBox(config.encryptionKey);
-    events.onSweep((m, ids) => this.deliveries.deleteForEvents(m, ids));
   }
 
   /**
@@ -65,13 +66,10 @@ export class WebhookEndpointsService {
    * rotation or a new endpoint simply misses the cache.
    */
   signingSecrets(endpoint: WebhookEndpoint, now = new Date()): string[] {
+    const { previousSecretEncrypted: previous, previousSecretExpiresAt: until } = endpoint;
     const secrets = [this.opened(endpoint.id, endpoint.secretEncrypted)];
-    if (
-      endpoint.previousSecretEncrypted !== null &&
-      endpoint.previousSecretExpiresAt !== null &&
-      endpoint.previousSecretExpiresAt > now
-    ) {
-      secrets.push(this.opened(endpoint.id, endpoint.previousSecretEncrypted));
+    if (previous !== null && until !== null && until > now) {
+      secrets.push(this.opened(endpoint.id, previous));
     }
     return secrets;
   }
@@ -135,6 +133,19 @@ export class WebhookEndpointsService {
       this.endpoints.page(m, tenant, query.limit, query.offset),
     );
     return toListResponse(rows.map(toWebhookEndpointResponse), total, query);
+  }
+
+  /** The attempts made to one of the tenant's live endpoints, newest first. */
+  async attempts(
+    tenant: Tenant,
+    id: string,
+    query: ListWebhookDeliveriesQueryDto,
+  ): Promise<ListResponse<WebhookDeliveryAttemptResponse>> {
+    const [rows, total] = await this.db.snapshot(async (m) =>
+      this.deliveries.attemptsPage(m, (await this.find(m, tenant, id)).id, query),
+    );
+    const data = rows.map((a) => toWebhookDeliveryAttemptResponse(a, tenant.livemode));
+    return toListResponse(data, total, query);
   }
 
   /**
@@ -236,19 +247,14 @@ export class WebhookEndpointsService {
    * dispatcher's transaction, with a `webhookEndpoint.updated` event by the system.
    */
   async disableFailing(m: EntityManager, endpoint: WebhookEndpoint, now: Date): Promise<void> {
-    const before = toWebhookEndpointResponse(endpoint);
-    const disabled = { ...endpoint, status: 'disabled' as const, updatedAt: now };
     await this.endpoints.update(m, endpoint, endpoint.id, { status: 'disabled', updatedAt: now });
     await this.deliveries.cancelPending(m, endpoint.id);
-    const after = toWebhookEndpointResponse(disabled);
-    await this.events.record(m, {
-      principal: { organizationId: endpoint.organizationId, livemode: endpoint.livemode },
-      type: 'webhookEndpoint.updated',
-      object: after,
-      previousAttributes: EventsService.changes(before, after),
-      request: null,
-      actor: SYSTEM,
-    });
+    await this.events.recordUpdate(
+      m,
+      { principal: endpoint, type: 'webhookEndpoint.updated', request: null, actor: SYSTEM },
+      toWebhookEndpointResponse(endpoint),
+      toWebhookEndpointResponse({ ...endpoint, status: 'disabled', updatedAt: now }),
+    );
   }
 
   /**
@@ -271,13 +277,12 @@ export class WebhookEndpointsService {
         `must be at most ${MAX_URL_LENGTH} characters as it is called, with characters such as "<", ">" and "é" percent-encoded (this one is ${called.length})`,
       );
     }
-    if (allow) return called;
-    const host = hostOf(checked.url);
-    try {
-      await resolvePublic(host);
-    } catch {
-      // Never what the name resolved to, nor whether it resolved (url-policy.ts).
-      throw new InvalidWebhookUrlError(unresolvedHostProblem(hint));
+    if (!allow) {
+      // Refused in the same words whether or not the name resolved, never with what it resolved
+      // to (url-policy.ts).
+      await resolvePublic(hostOf(checked.url)).catch(() => {
+        throw new InvalidWebhookUrlError(unresolvedHostProblem(hint));
+      });
     }
     return called;
   }

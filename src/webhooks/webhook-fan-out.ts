@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ID_PREFIXES, newId } from '../common/ids';
-import { Database } from '../database/database';
+import { Database, FIRST } from '../database/database';
 import { LeasePoller } from '../database/lease-poller';
 import { EventRecord } from '../events/entities/event.entity';
 import { selects } from '../events/event-types';
@@ -43,7 +44,7 @@ export class WebhookFanOut implements OnModuleInit {
       intervalMs: pollIntervalMs,
       concurrency: 1,
       leaseMs: leaseSeconds * 1000,
-      unit: { first: true },
+      unit: FIRST,
       claim: async (m, now, _limit, leaseUntil) => {
         const due = await this.events.claimFanOut(m, now, FAN_OUT_BATCH, leaseUntil);
         return due.length > 0 ? [due] : [];
@@ -53,47 +54,43 @@ export class WebhookFanOut implements OnModuleInit {
   }
 
   private async fanOut(events: EventRecord[]): Promise<void> {
-    const now = new Date();
-    const queued = await this.db.transaction(
-      async (m) => {
-        const deliveries: WebhookDelivery[] = [];
-        const byTenant = new Map<
-          string,
-          Pick<WebhookEndpoint, 'id' | 'enabledEvents' | 'createdAt'>[]
-        >();
-        for (const event of events) {
-          const key = `${event.organizationId}:${event.livemode}`;
-          let listening = byTenant.get(key);
-          if (!listening)
-            byTenant.set(key, (listening = await this.endpoints.enabledFor(m, event)));
-          for (const e of listening) {
-            // An endpoint receives the events recorded since it was created, as it would have
-            // had their deliveries been queued in their write.
-            if (e.createdAt > event.createdAt || !selects(e.enabledEvents, event.type)) continue;
-            deliveries.push({
-              id: newId(ID_PREFIXES.webhookDelivery),
-              endpointId: e.id,
-              eventId: event.id,
-              status: 'pending',
-              attempts: 0,
-              nextAttemptAt: now,
-              leaseToken: null,
-              createdAt: now,
-              updatedAt: now,
-            });
-          }
-        }
-        await this.deliveries.insert(m, deliveries);
-        await this.endpoints.dueBy(m, [...new Set(deliveries.map((d) => d.endpointId))], now);
-        await this.events.fannedOut(
-          m,
-          events.map((e) => e.id),
-        );
-        return deliveries.length;
-      },
-      undefined,
-      { first: true },
-    );
+    const queued = await this.db.transaction((m) => this.queue(m, events), undefined, FIRST);
     if (queued > 0) this.delivery.wake();
+  }
+
+  /** Queues the events' deliveries and marks the events done, in `m`; says how many it queued. */
+  private async queue(m: EntityManager, events: EventRecord[]): Promise<number> {
+    const now = new Date();
+    const deliveries: WebhookDelivery[] = [];
+    // The enabled endpoints of each organization and mode, read once.
+    const byTenant = new Map<
+      string,
+      Pick<WebhookEndpoint, 'id' | 'enabledEvents' | 'createdAt'>[]
+    >();
+    for (const event of events) {
+      const key = `${event.organizationId}:${event.livemode}`;
+      if (!byTenant.has(key)) byTenant.set(key, await this.endpoints.enabledFor(m, event));
+      for (const e of byTenant.get(key)!) {
+        // An endpoint receives the events recorded since it was created, as it would have had
+        // their deliveries been queued in their write.
+        if (e.createdAt > event.createdAt || !selects(e.enabledEvents, event.type)) continue;
+        deliveries.push({
+          id: newId(ID_PREFIXES.webhookDelivery),
+          endpointId: e.id,
+          eventId: event.id,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now,
+          leaseToken: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    }
+    await this.deliveries.insert(m, deliveries);
+    await this.endpoints.dueBy(m, [...new Set(deliveries.map((d) => d.endpointId))], now);
+    const eventIds = events.map((e) => e.id);
+    await this.events.fannedOut(m, eventIds);
+    return deliveries.length;
   }
 }

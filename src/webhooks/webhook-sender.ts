@@ -10,7 +10,6 @@ import { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import {
   BlockedAddressError,
-  LookupCallback,
   checkUrl,
   hostOf,
   isPublicAddress,
@@ -65,24 +64,6 @@ const BODY_MAX_BYTES = 64 * 1024;
 /** Errors of a kept-alive connection that the server closed as the attempt began. */
 const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
-/**
- * The Standard Webhooks headers: `webhook-id`, `webhook-timestamp` (Unix seconds) and
- * `webhook-signature`, one `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per secret, space
- * separated, each computed by the standardwebhooks package.
- */
-function signedHeaders(
-  id: string,
-  body: string,
-  signers: Webhook[],
-  at = new Date(),
-): Record<string, string> {
-  return {
-    'webhook-id': id,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': signers.map((s) => s.sign(id, at, body)).join(' '),
-  };
-}
-
 function reasonOf(err: NodeJS.ErrnoException): string {
   return err instanceof BlockedAddressError
     ? `refused: ${err.message}`
@@ -130,23 +111,26 @@ export class WebhookSender {
       aborted = false,
     ): SendOutcome => ({
       ...result,
-      error: result.error === null ? null : result.error.slice(0, ERROR_MAX),
+      error: result.error?.slice(0, ERROR_MAX) ?? null,
       durationMs: Math.round(performance.now() - started),
       aborted,
     });
     const failed = (error: string) => done({ succeeded: false, statusCode: null, error });
     const { allowPrivateNetworks, timeoutMs } = this.options;
     const checked = checkUrl(input.url, allowPrivateNetworks);
-    if (checked.url === null) {
-      return Promise.resolve(failed(`refused: the URL ${checked.problem}`));
-    }
+    if (checked.url === null) return Promise.resolve(failed(`refused: the URL ${checked.problem}`));
     const { url } = checked;
     const secure = url.protocol === 'https:';
+    // The Standard Webhooks headers: the signature is one `v1,<base64 HMAC-SHA256 of
+    // "id.timestamp.body">` per secret, space separated, each made by the standardwebhooks package.
+    const at = new Date();
     const headers = {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(input.body),
       'user-agent': 'billing-api-webhooks/1',
-      ...signedHeaders(input.id, input.body, input.signers),
+      'webhook-id': input.id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': input.signers.map((s) => s.sign(input.id, at, input.body)).join(' '),
     };
     const { signal } = input;
 
@@ -227,10 +211,7 @@ export class WebhookSender {
         current.end(input.body);
       };
 
-      if (allowPrivateNetworks) {
-        post(undefined, true);
-        return;
-      }
+      if (allowPrivateNetworks) return post(undefined, true);
       Promise.resolve(hostOf(url))
         .then(this.resolve)
         .then(
@@ -243,7 +224,7 @@ export class WebhookSender {
 
 /** A `lookup` for http(s).request that answers from a resolution already checked. */
 function fromResolution(addresses: LookupAddress[]): LookupFunction {
-  return (_hostname, options, callback: LookupCallback) => {
+  return (_hostname, options, callback) => {
     const family = ({ 4: 4, 6: 6, IPv4: 4, IPv6: 6 } as Record<string, number>)[
       String(options.family)
     ];

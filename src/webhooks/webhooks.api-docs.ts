@@ -1,28 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiOkResponse } from '@nestjs/swagger';
-import { ApiErrorResponse, ApiNotFound } from '../platform/api-docs';
+import { ApiBody } from '@nestjs/swagger';
+import { ApiErrorResponse } from '../platform/api-docs';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
-import {
-  DeletedWebhookEndpointResponse,
-  WebhookDeliveryAttemptListResponse,
-  WebhookEndpointListResponse,
-  WebhookEndpointResponse,
-  WebhookEndpointWithSecretResponse,
-} from './dto/webhook-endpoint.response';
-import { urlProblem } from './url-policy';
+import { checkUrl } from './url-policy';
 import { InvalidWebhookUrlError, WebhookEndpointLimitError } from './webhooks.errors';
 import { MAX_ENDPOINTS } from './webhook-endpoints.service';
 
 /**
- * The OpenAPI description of each webhook route beyond its summary (the controller's doc
- * comments): bodies, answers and error examples.
+ * The OpenAPI description of the webhook routes' bodies and error examples beyond what the
+ * controller declares.
  */
 
 /** A URL the endpoint rules refuse, as the API words it. */
-const ApiInvalidUrl = () =>
+export const ApiInvalidUrl = () =>
   ApiErrorResponse('validation_error: a field, or a URL that is not https:// on a public host', [
     'A URL that is not https://',
-    new InvalidWebhookUrlError(urlProblem('http://example.com/webhooks', false) ?? ''),
+    new InvalidWebhookUrlError(checkUrl('http://example.com/webhooks', false).problem ?? ''),
   ]);
 
 export const ApiCreateWebhookEndpoint = () =>
@@ -55,34 +48,4 @@ export const ApiCreateWebhookEndpoint = () =>
       'WEBHOOK_ENDPOINT_LIMIT',
       new WebhookEndpointLimitError(MAX_ENDPOINTS),
     ]),
-  );
-
-export const ApiGetWebhookEndpoint = () =>
-  applyDecorators(ApiOkResponse({ type: WebhookEndpointResponse }), ApiNotFound('webhookEndpoint'));
-
-export const ApiListWebhookEndpoints = () => ApiOkResponse({ type: WebhookEndpointListResponse });
-
-export const ApiUpdateWebhookEndpoint = () =>
-  applyDecorators(
-    ApiOkResponse({ type: WebhookEndpointResponse }),
-    ApiInvalidUrl(),
-    ApiNotFound('webhookEndpoint'),
-  );
-
-export const ApiDeleteWebhookEndpoint = () =>
-  applyDecorators(
-    ApiOkResponse({ type: DeletedWebhookEndpointResponse }),
-    ApiNotFound('webhookEndpoint'),
-  );
-
-export const ApiRotateSecret = () =>
-  applyDecorators(
-    ApiOkResponse({ type: WebhookEndpointWithSecretResponse }),
-    ApiNotFound('webhookEndpoint'),
-  );
-
-export const ApiListDeliveries = () =>
-  applyDecorators(
-    ApiOkResponse({ type: WebhookDeliveryAttemptListResponse }),
-    ApiNotFound('webhookEndpoint'),
   );

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../common/dto/list-query.dto';
-import { ApiCommonResponses } from '../platform/api-docs';
+import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { Created } from '../platform/created.decorator';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
@@ -10,27 +10,21 @@ import { Caller, CurrentCaller } from '../platform/caller';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries-query.dto';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
-import { WebhookEndpointWithSecretResponse } from './dto/webhook-endpoint.response';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
 import {
-  ApiCreateWebhookEndpoint,
-  ApiDeleteWebhookEndpoint,
-  ApiGetWebhookEndpoint,
-  ApiListDeliveries,
-  ApiListWebhookEndpoints,
-  ApiRotateSecret,
-  ApiUpdateWebhookEndpoint,
-} from './webhooks.api-docs';
+  DeletedWebhookEndpointResponse,
+  WebhookDeliveryAttemptListResponse,
+  WebhookEndpointListResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+} from './dto/webhook-endpoint.response';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { ApiCreateWebhookEndpoint, ApiInvalidUrl } from './webhooks.api-docs';
 
 @ApiTags('Webhook endpoints')
 @ApiCommonResponses()
 @Controller('v0/webhookEndpoints')
 export class WebhooksController {
-  constructor(
-    private readonly endpoints: WebhookEndpointsService,
-    private readonly attempts: WebhookDeliveriesService,
-  ) {}
+  constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   /**
    * Create a webhook endpoint
@@ -49,14 +43,15 @@ export class WebhooksController {
 
   /** Retrieve a webhook endpoint */
   @Get(':id')
-  @ApiGetWebhookEndpoint()
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiNotFound('webhookEndpoint')
   get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.get(caller.principal, id);
   }
 
   /** List webhook endpoints, newest first */
   @Get()
-  @ApiListWebhookEndpoints()
+  @ApiOkResponse({ type: WebhookEndpointListResponse })
   list(@CurrentCaller() caller: Caller, @Query() query: ListQueryDto) {
     return this.endpoints.list(caller.principal, query);
   }
@@ -69,7 +64,9 @@ export class WebhooksController {
    */
   @Patch(':id')
   @Idempotent()
-  @ApiUpdateWebhookEndpoint()
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiInvalidUrl()
+  @ApiNotFound('webhookEndpoint')
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -82,7 +79,8 @@ export class WebhooksController {
   /** Delete a webhook endpoint */
   @Delete(':id')
   @Idempotent()
-  @ApiDeleteWebhookEndpoint()
+  @ApiOkResponse({ type: DeletedWebhookEndpointResponse })
+  @ApiNotFound('webhookEndpoint')
   remove(@CurrentCaller() caller: Caller, @Param('id') id: string, @IfMatch() ifMatch?: string) {
     return this.endpoints.remove(caller, id, ifMatch);
   }
@@ -92,19 +90,21 @@ export class WebhooksController {
   @HttpCode(200)
   @Idempotent()
   @SecretInAnswer('secret')
-  @ApiRotateSecret()
+  @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
+  @ApiNotFound('webhookEndpoint')
   rotateSecret(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.endpoints.rotateSecret(caller, id);
   }
 
   /** List the delivery attempts of a webhook endpoint, newest first */
   @Get(':id/deliveries')
-  @ApiListDeliveries()
+  @ApiOkResponse({ type: WebhookDeliveryAttemptListResponse })
+  @ApiNotFound('webhookEndpoint')
   deliveries(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Query() query: ListWebhookDeliveriesQueryDto,
   ) {
-    return this.attempts.attempts(caller.principal, id, query);
+    return this.endpoints.attempts(caller.principal, id, query);
   }
 }

@@ -5,7 +5,6 @@ import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryJob } from './webhook-delivery.job';
 import { WebhookFanOut } from './webhook-fan-out';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
@@ -26,7 +25,6 @@ import { WebhooksController } from './webhooks.controller';
     WebhookEndpointsService,
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,
-    WebhookDeliveriesService,
     WebhookDeliveryJob,
     WebhookFanOut,
   ],

@@ -39,6 +39,8 @@ import { Invoices1764000400000 as SqliteInvoices } from './sqlite/1764000400000-
 import { Invoices1764000400000 as PostgresInvoices } from './postgres/1764000400000-invoices';
 import { InvoiceLateCheck1764000401000 as SqliteInvoiceLateCheck } from './sqlite/1764000401000-invoice-late-check';
 import { InvoiceLateCheck1764000401000 as PostgresInvoiceLateCheck } from './postgres/1764000401000-invoice-late-check';
+import { DeliveriesCascade1764000500000 as SqliteDeliveriesCascade } from './sqlite/1764000500000-deliveries-cascade';
+import { DeliveriesCascade1764000500000 as PostgresDeliveriesCascade } from './postgres/1764000500000-deliveries-cascade';
 
 export const sqliteMigrations = [
   SqliteFoundation,
@@ -64,6 +66,7 @@ export const sqliteMigrations = [
   SqliteUsageEvents,
   SqliteInvoices,
   SqliteInvoiceLateCheck,
+  SqliteDeliveriesCascade,
 ];
 export const postgresMigrations = [
   PostgresFoundation,
@@ -90,4 +93,5 @@ export const postgresMigrations = [
   PostgresUsageEvents,
   PostgresInvoices,
   PostgresInvoiceLateCheck,
+  PostgresDeliveriesCascade,
 ];

@@ -54,14 +54,11 @@ export class EventResponse {
   @ApiProperty({ example: '2026-01-31T12:00:00.000Z' })
   createdAt: string;
 
-  @ApiProperty({ type: EventDataResponse })
   data: EventDataResponse;
 
   /** The request that made the change; null for the command line and the service itself. */
-  @ApiProperty({ type: EventRequestResponse, nullable: true })
   request: EventRequestResponse | null;
 
-  @ApiProperty({ type: EventActorResponse })
   actor: EventActorResponse;
 }
 
@@ -81,10 +78,8 @@ export class CursorPaginationResponse {
 
 export class EventListResponse {
   /** One page of events, newest first. */
-  @ApiProperty({ type: [EventResponse] })
   data: EventResponse[];
 
-  @ApiProperty({ type: CursorPaginationResponse })
   pagination: CursorPaginationResponse;
 }
 
@@ -95,10 +90,7 @@ export function toEventResponse(event: EventRecord): EventResponse {
     type: event.type,
     livemode: event.livemode,
     createdAt: event.createdAt.toISOString(),
-    data: {
-      object: event.data.object,
-      previousAttributes: event.data.previousAttributes ?? null,
-    },
+    data: { object: event.data.object, previousAttributes: event.data.previousAttributes ?? null },
     request:
       event.actorType === 'apiKey' && event.requestId !== null
         ? { id: event.requestId, idempotencyKey: event.idempotencyKey }

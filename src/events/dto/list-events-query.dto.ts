@@ -19,8 +19,8 @@ function NotWithStartingAfter(): PropertyDecorator {
   );
 }
 
-/** `GET /v0/events`: a cursor page (docs/api.md §4), optionally of one type or resource. */
-export class ListEventsQueryDto {
+/** The size of a cursor page (docs/api.md §4): `GET /v0/events` and `GET /v0/usageEvents`. */
+export class CursorPageQueryDto {
   /** How many events to return, 1-100. */
   @IsOptional()
   @ToInteger()
@@ -29,7 +29,10 @@ export class ListEventsQueryDto {
   @Max(100, { message: 'must be a whole number from 1 to 100' })
   @ApiPropertyOptional({ type: 'integer' })
   limit: number = 10;
+}
 
+/** `GET /v0/events`: a cursor page (docs/api.md §4), optionally of one type or resource. */
+export class ListEventsQueryDto extends CursorPageQueryDto {
   /** The last event id of the previous page: this page starts with the next older event. */
   @IsOptional()
   @IsIdShape('evt', 'an event')

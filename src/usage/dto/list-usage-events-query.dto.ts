@@ -1,19 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { IsIdShape, ToInteger } from '../../common/validation/decorators';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIdShape } from '../../common/validation/decorators';
 import { IsInstant } from '../../common/validation/instant';
+import { CursorPageQueryDto } from '../../events/dto/list-events-query.dto';
 
 /** `GET /v0/usageEvents`: a cursor page (docs/api.md §4), newest first, with filters. */
-export class ListUsageEventsQueryDto {
-  /** How many events to return, 1-100. */
-  @IsOptional()
-  @ToInteger()
-  @IsInt({ message: 'must be a whole number from 1 to 100' })
-  @Min(1, { message: 'must be a whole number from 1 to 100' })
-  @Max(100, { message: 'must be a whole number from 1 to 100' })
-  @ApiPropertyOptional({ type: 'integer' })
-  limit: number = 10;
-
+export class ListUsageEventsQueryDto extends CursorPageQueryDto {
   /** The last id of the previous page: this page starts with the next older event. */
   @IsOptional()
   @IsIdShape('uev', 'a usage event')

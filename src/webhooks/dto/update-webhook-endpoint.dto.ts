@@ -15,8 +15,11 @@ import {
   IsOptionalNotNull,
   NotAllowed,
 } from '../../common/validation/decorators';
-import { ENDPOINT_STATUSES, EndpointStatus } from '../entities/webhook-endpoint.entity';
-import { MAX_URL_LENGTH } from '../entities/webhook-endpoint.entity';
+import {
+  ENDPOINT_STATUSES,
+  EndpointStatus,
+  MAX_URL_LENGTH,
+} from '../entities/webhook-endpoint.entity';
 
 /** PATCH body: every field optional; an empty body changes nothing. */
 export class UpdateWebhookEndpointDto {

@@ -60,10 +60,8 @@ export class WebhookEndpointWithSecretResponse extends WebhookEndpointResponse {
 
 export class WebhookEndpointListResponse {
   /** One page of endpoints, newest first. */
-  @ApiProperty({ type: [WebhookEndpointResponse] })
   data: WebhookEndpointResponse[];
 
-  @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
 }
 
@@ -128,10 +126,8 @@ export class WebhookDeliveryAttemptResponse {
 
 export class WebhookDeliveryAttemptListResponse {
   /** One page of attempts, newest first. */
-  @ApiProperty({ type: [WebhookDeliveryAttemptResponse] })
   data: WebhookDeliveryAttemptResponse[];
 
-  @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
 }
 

@@ -24,7 +24,7 @@ export class WebhookAttempt {
   @Column({ name: 'delivery_id', type: 'varchar', length: 48 })
   deliveryId: string;
 
-  @ManyToOne(() => WebhookDelivery, { nullable: false })
+  @ManyToOne(() => WebhookDelivery, { nullable: false, onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'delivery_id',
     foreignKeyConstraintName: 'webhook_attempts_delivery_id_fkey',

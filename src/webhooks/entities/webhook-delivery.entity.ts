@@ -40,7 +40,8 @@ export class WebhookDelivery {
   @Column({ name: 'event_id', type: 'varchar', length: 48 })
   eventId: string;
 
-  @ManyToOne(() => EventRecord, { nullable: false })
+  /** Deleted with its event (the retention sweep), its attempts with it. */
+  @ManyToOne(() => EventRecord, { nullable: false, onDelete: 'CASCADE' })
   @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'webhook_deliveries_event_id_fkey' })
   event?: EventRecord;
 
