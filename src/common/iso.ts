@@ -73,24 +73,19 @@ export function isCountryCode(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isCountryAlpha2(value);
 }
 
+export const CURRENCY_CODE_MESSAGE =
+  'must be an ISO 4217 currency code in upper case, such as "USD"';
+export const COUNTRY_CODE_MESSAGE =
+  'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"';
+
 export const IsCurrencyCode = () =>
   documented(
     { pattern: '^[A-Z]{3}$' },
-    Rule(
-      'isCurrencyCode',
-      'invalid_currency',
-      'must be an ISO 4217 currency code in upper case, such as "USD"',
-      isCurrencyCode,
-    ),
+    Rule('isCurrencyCode', 'invalid_currency', CURRENCY_CODE_MESSAGE, isCurrencyCode),
   );
 
 export const IsCountryCode = () =>
   documented(
     { pattern: '^[A-Z]{2}$' },
-    Rule(
-      'isCountryCode',
-      'invalid_country',
-      'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"',
-      isCountryCode,
-    ),
+    Rule('isCountryCode', 'invalid_country', COUNTRY_CODE_MESSAGE, isCountryCode),
   );

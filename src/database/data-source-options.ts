@@ -35,13 +35,7 @@ export function dataSourceOptions(
 ): DataSourceOptions {
   // The entities' column types follow the configured dialect (see column-types.ts).
   useDialect(database.kind);
-  const common: {
-    entities: string[];
-    synchronize: false;
-    migrationsRun: false;
-    migrationsTableName: string;
-    logging: false;
-  } = {
+  const common = {
     entities: [ENTITY_GLOB],
     synchronize: false,
     migrationsRun: false,
