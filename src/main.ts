@@ -7,16 +7,7 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { databaseStartupProblem } from './database/startup-check';
 
 async function bootstrap(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfig();
   if (config.encryptionKeyGeneratedAt) {
     process.stderr.write(
       `WARNING: ENCRYPTION_KEY is not set; generated one into ${config.encryptionKeyGeneratedAt} ` +
@@ -80,6 +71,10 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((err: unknown) => {
-  process.stderr.write(`Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(
+    err instanceof ConfigError
+      ? `${err.message}\n`
+      : `Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -102,13 +102,11 @@ function required(values: Record<string, string | undefined>, name: string): str
   return value;
 }
 
-type Values = ReturnType<typeof parse>['values'];
-
 /** Runs one command of organizations and API keys and returns what it prints as JSON. */
 async function apiKeysCommand(
   service: ApiKeysService,
   command: string,
-  values: Values,
+  values: Record<string, string | undefined>,
 ): Promise<unknown> {
   switch (command) {
     case 'organizations:create':
@@ -137,7 +135,7 @@ async function apiKeysCommand(
 async function verificationCommand(
   verification: VerificationService,
   command: string,
-  values: Values,
+  values: Record<string, string | undefined>,
 ): Promise<unknown> {
   switch (command) {
     case 'external-accounts:pending': {

@@ -54,24 +54,16 @@ export class ExternalAccountsRepository {
     });
   }
 
-  /**
-   * Writes the fields a PATCH may change (holder, status, metadata), the verification a
-   * resubmission starts, and updatedAt.
-   */
-  async update(m: EntityManager, account: ExternalBankAccount): Promise<void> {
+  /** Writes what a PATCH changed: holder, status, metadata, a resubmission, updatedAt. */
+  async update(
+    m: EntityManager,
+    account: ExternalBankAccount,
+    changes: Partial<ExternalBankAccount>,
+  ): Promise<void> {
     await m.update(
       ExternalBankAccount,
       { id: account.id, organizationId: account.organizationId },
-      {
-        accountHolderName: account.accountHolderName,
-        accountHolderType: account.accountHolderType,
-        status: account.status,
-        statusReason: account.statusReason,
-        metadata: account.metadata,
-        verificationSubmission: account.verificationSubmission,
-        verificationDueAt: account.verificationDueAt,
-        updatedAt: account.updatedAt,
-      },
+      changes,
     );
   }
 

@@ -157,7 +157,7 @@ export class ExternalAccountsService {
               metadata: mergeMetadata(account.metadata, dto.metadata),
             };
           },
-          write: (account, changed) => this.accounts.update(m, { ...account, ...changed }),
+          write: (account, changed) => this.accounts.update(m, account, changed),
           written: (before, after) =>
             this.events.recordUpdate(
               m,

@@ -34,12 +34,6 @@ export interface FieldError {
   message: string;
 }
 
-export interface ApiErrorOptions {
-  code?: string;
-  errors?: FieldError[];
-  headers?: Record<string, string>;
-}
-
 function boundedFieldError(error: FieldError): FieldError {
   const field = [...error.field];
   if (field.length <= MAX_FIELD_PATH_LENGTH) return error;
@@ -58,7 +52,7 @@ export class ApiError extends Error {
   constructor(
     readonly category: ErrorCategory,
     message: string,
-    options: ApiErrorOptions = {},
+    options: { code?: string; errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     const errors = options.errors;
     const more = errors && errors.length > MAX_FIELD_ERRORS ? errors.length : 0;

@@ -2,6 +2,7 @@ import { PaginationResponse } from '../../common/dto/pagination.response';
 import { ApiProperty } from '@nestjs/swagger';
 import { ID_PREFIXES } from '../../common/ids';
 import { Metadata, sortedMetadata } from '../../common/metadata';
+import { metadataSchema } from '../../common/validation/decorators';
 import { ACCOUNT_STATUSES, AccountStatus } from '../account-status';
 import {
   ACCOUNT_HOLDER_TYPES,
@@ -67,11 +68,7 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ type: String, nullable: true, example: null })
   statusReason: string | null;
 
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
-    example: { payoutSchedule: 'weekly' },
-  })
+  @ApiProperty({ ...metadataSchema(), example: { payoutSchedule: 'weekly' } })
   metadata: Metadata;
 
   @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00.000Z' })
