@@ -23,17 +23,17 @@ async function bootstrap(): Promise<void> {
   try {
     await app.listen(config.port, config.host);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const why = {
+      EADDRINUSE: 'another program uses that port',
+      EACCES: 'this user may not use that port',
+      EADDRNOTAVAIL: 'no such address on this machine',
+    }[code];
+    if (!why) throw err;
     // Not a fault of the service: one line naming the setting to change, not a stack trace.
     process.stderr.write(
-      `Start-up failed: cannot listen on ${config.host}:${config.port} (${code}: ` +
-        (code === 'EADDRINUSE'
-          ? 'another program uses that port'
-          : code === 'EACCES'
-            ? 'this user may not use that port'
-            : 'no such address on this machine') +
-        '). Set PORT (or HOST) to another one.\n',
+      `Start-up failed: cannot listen on ${config.host}:${config.port} (${code}: ${why}). ` +
+        'Set PORT (or HOST) to another one.\n',
     );
     await app.close();
     process.exit(1);

@@ -84,9 +84,6 @@ export function dataSourceOptions(
   };
 }
 
-/** The files SQLite keeps beside a database: the write-ahead log, its index, the rollback journal. */
-const SQLITE_COMPANIONS = ['-wal', '-shm', '-journal'];
-
 /**
  * A SQLite database holds every organization's data: its folder is created 0700 and its files
  * 0600 before SQLite opens them, whatever the umask (SQLite gives its companion files the main
@@ -96,7 +93,8 @@ function makePrivate(path: string): void {
   const file = resolve(path);
   ensurePrivateDirectory(dirname(file));
   ensurePrivateFile(file);
-  for (const suffix of SQLITE_COMPANIONS) {
+  // The write-ahead log, its index, the rollback journal.
+  for (const suffix of ['-wal', '-shm', '-journal']) {
     if (existsSync(file + suffix)) ensurePrivateFile(file + suffix);
   }
 }

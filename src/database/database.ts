@@ -43,10 +43,6 @@ export interface UnitOptions {
 /** A unit of work that does not wait behind the requests' units (see UnitOptions). */
 export const FIRST: UnitOptions = { first: true };
 
-function isSqliteBusy(err: unknown): boolean {
-  return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
-}
-
 /**
  * The one way services touch the database.
  *
@@ -149,7 +145,7 @@ export class Database {
       return result;
     };
     const result = this.sqliteLock
-      ? await this.sqliteTransaction(this.sqliteLock, unit, options.first ? 1 : 0)
+      ? await this.sqliteTransaction(unit, options.first ? 1 : 0)
       : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
     armed?.settle();
     return result;
@@ -223,18 +219,18 @@ export class Database {
    * answers 503.
    */
   private async sqliteTransaction<T>(
-    mutex: Mutex,
     work: (manager: EntityManager) => Promise<T>,
     priority: number,
   ): Promise<T> {
     const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-      const outcome = await mutex.runExclusive(async () => {
+      const outcome = await this.sqliteLock!.runExclusive(async () => {
         const runner = this.dataSource.createQueryRunner();
         try {
           await runner.query('BEGIN IMMEDIATE');
         } catch (err) {
-          if (isSqliteBusy(err) && Date.now() + pause < deadline) return undefined;
+          const busy = /^SQLITE_BUSY/.test(driverCode(err) ?? '');
+          if (busy && Date.now() + pause < deadline) return undefined;
           throw err;
         }
         return { result: await this.sqliteUnit(runner, work) };

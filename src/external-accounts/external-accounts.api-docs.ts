@@ -25,26 +25,30 @@ import { DuplicateExternalAccountError } from './external-accounts.errors';
  * comments, If-Match and 412 come with every PATCH and DELETE.
  */
 
-/** The 400 that checkBankDetails makes of a US account with `details` changed. */
+const US = {
+  countryCode: 'US',
+  currency: 'USD',
+  accountNumber: '000123456789',
+  routingNumber: '110000000',
+};
+const DE = { countryCode: 'DE', currency: 'EUR', routingNumber: 'COBADEFFXXX' };
+
+/** The 400 that checkBankDetails makes of the US account with `details` changed. */
 function refused(summary: string, details: Partial<BankDetailsInput>): ErrorCause {
-  const check = checkBankDetails({
-    countryCode: 'US',
-    currency: 'USD',
-    accountNumber: '000123456789',
-    routingNumber: '110000000',
-    ...details,
-  });
+  const check = checkBankDetails({ ...US, ...details });
   if (check.ok) throw new Error(`"${summary}" is not refused`);
   return [summary, new ValidationFailedError(check.errors)];
 }
 
-const DE = { countryCode: 'DE', currency: 'EUR', routingNumber: 'COBADEFFXXX' };
-
-const ID_PARAM = ApiParam({
-  name: 'id',
-  description: 'The external bank account id (eba_…)',
-  example: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA',
-});
+/** What every route of one account (`/v0/externalAccounts/:id`) documents. */
+const BY_ID = [
+  ApiNotFound('externalBankAccount'),
+  ApiParam({
+    name: 'id',
+    description: 'The external bank account id (eba_…)',
+    example: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA',
+  }),
+];
 
 export const ApiCreateExternalAccount = () =>
   applyDecorators(
@@ -55,11 +59,8 @@ export const ApiCreateExternalAccount = () =>
         us: {
           summary: 'A US checking account of an individual',
           value: {
-            countryCode: 'US',
+            ...US,
             bankName: 'STRIPE TEST BANK',
-            currency: 'USD',
-            accountNumber: '000123456789',
-            routingNumber: '110000000',
             accountHolderName: 'Jenny Rosen',
             accountHolderType: 'individual',
             metadata: { payoutSchedule: 'weekly' },
@@ -105,11 +106,7 @@ export const ApiCreateExternalAccount = () =>
   );
 
 export const ApiGetExternalAccount = () =>
-  applyDecorators(
-    ApiOkResponse({ type: ExternalBankAccountResponse }),
-    ApiNotFound('externalBankAccount'),
-    ID_PARAM,
-  );
+  applyDecorators(ApiOkResponse({ type: ExternalBankAccountResponse }), ...BY_ID);
 
 export const ApiListExternalAccounts = () =>
   applyDecorators(ApiOkResponse({ type: ExternalBankAccountListResponse }));
@@ -135,13 +132,8 @@ export const ApiUpdateExternalAccount = () =>
         ),
       ],
     ),
-    ApiNotFound('externalBankAccount'),
-    ID_PARAM,
+    ...BY_ID,
   );
 
 export const ApiDeleteExternalAccount = () =>
-  applyDecorators(
-    ApiOkResponse({ type: DeletedExternalBankAccountResponse }),
-    ApiNotFound('externalBankAccount'),
-    ID_PARAM,
-  );
+  applyDecorators(ApiOkResponse({ type: DeletedExternalBankAccountResponse }), ...BY_ID);
