@@ -38,17 +38,8 @@ Live-mode bank-account verification (docs/verification.md):
 
 Works on DATABASE_URL (default sqlite:data/billing.sqlite) and prints JSON on its last line.`;
 
-const OPTIONS = {
-  name: { type: 'string' },
-  organization: { type: 'string' },
-  id: { type: 'string' },
-  mode: { type: 'string' },
-  reason: { type: 'string' },
-  limit: { type: 'string' },
-  etag: { type: 'string' },
-} as const;
-
-type OptionName = keyof typeof OPTIONS;
+const OPTION_NAMES = ['name', 'organization', 'id', 'mode', 'reason', 'limit', 'etag'] as const;
+type OptionName = (typeof OPTION_NAMES)[number];
 
 /**
  * The options each command takes. Any other is a usage error: parsed for every command alike,
@@ -70,7 +61,7 @@ function parse(argv: string[]) {
   const [command, ...rest] = argv;
   const { values, tokens } = parseArgs({
     args: rest,
-    options: OPTIONS,
+    options: Object.fromEntries(OPTION_NAMES.map((name) => [name, { type: 'string' as const }])),
     strict: true,
     tokens: true,
   });

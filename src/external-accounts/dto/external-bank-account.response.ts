@@ -37,9 +37,7 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ example: 'USD' })
   currency: string;
 
-  /**
-   * Redacted: "****" and `last4`. The full number is never returned.
-   */
+  /** Redacted: "****" and `last4`. The full number is never returned. */
   @ApiProperty({ example: '****6789', pattern: '^\\*{4}[A-Z0-9]{2,4}$' })
   accountNumber: string;
 

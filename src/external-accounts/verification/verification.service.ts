@@ -71,26 +71,26 @@ export class VerificationService {
     outcome: VerificationOutcome,
   ): Promise<ExternalBankAccountResponse | null> {
     return this.db.transaction(async (m) => {
-      const account = await this.accounts.findById(m, claimed.id, true);
-      if (
-        !account ||
-        account.status !== 'pending' ||
-        account.verificationSubmission !== claimed.verificationSubmission
-      ) {
-        return null;
-      }
-      return this.write(m, account, outcome, SYSTEM);
+      const account = await this.stillClaimed(m, claimed);
+      return account?.status === 'pending' ? this.write(m, account, outcome, SYSTEM) : null;
     });
   }
 
   /** Takes an account off the worker's list (its verifier is not automatic any more). */
   async release(claimed: ExternalBankAccount): Promise<void> {
     await this.db.transaction(async (m) => {
-      const account = await this.accounts.findById(m, claimed.id, true);
-      if (account?.verificationSubmission === claimed.verificationSubmission) {
-        await this.accounts.setDue(m, [account.id], null);
-      }
+      const account = await this.stillClaimed(m, claimed);
+      if (account) await this.accounts.setDue(m, [account.id], null);
     });
+  }
+
+  /** The account `claimed` was, locked, while it is still at that submission (and undeleted). */
+  private async stillClaimed(
+    m: EntityManager,
+    claimed: ExternalBankAccount,
+  ): Promise<ExternalBankAccount | null> {
+    const account = await this.accounts.findById(m, claimed.id, true);
+    return account?.verificationSubmission === claimed.verificationSubmission ? account : null;
   }
 
   /**
