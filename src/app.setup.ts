@@ -15,12 +15,6 @@ import { requestIdFor } from './platform/request-id';
 import { answerUnroutable, installRequestPath } from './platform/request-path';
 import { securityHeaders } from './platform/security-headers';
 
-export { BODY_LIMIT_BYTES, MAX_BODY_NESTING } from './platform/json-body';
-
-/**
- * Builds the application exactly as it serves: main.ts and the end-to-end tests both call this,
- * so the tests exercise the real parsers, hooks, filters, guard and docs.
- */
 export interface CreateAppOptions {
   /** Modules added beside the product's (the end-to-end tests add fault-injection routes). */
   extraModules?: Type[];
@@ -28,6 +22,10 @@ export interface CreateAppOptions {
   logDestination?: DestinationStream;
 }
 
+/**
+ * Builds the application exactly as it serves: main.ts and the end-to-end tests both call this,
+ * so the tests exercise the real parsers, hooks, filters, guard and docs.
+ */
 export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
@@ -84,6 +82,12 @@ function setupDocs(app: NestFastifyApplication): void {
           'needs `Authorization: Bearer <API key>`; errors share one envelope (see ErrorEnvelope).',
       )
       .setVersion('v0')
+      // package.json's "UNLICENSED": no licence is granted to use the service or its code; the URL
+      // is npm's definition of that word.
+      .setLicense(
+        'Proprietary (UNLICENSED): all rights reserved',
+        'https://docs.npmjs.com/cli/configuring-npm/package-json#license',
+      )
       // The server that serves this document: Swagger UI's "Try it out" calls it, wherever it runs.
       .addServer('/', 'This server')
       .addBearerAuth({
@@ -96,12 +100,6 @@ function setupDocs(app: NestFastifyApplication): void {
       })
       .build(),
   );
-  // package.json's "UNLICENSED": no licence is granted to use the service or its code; the URL
-  // is npm's definition of that word.
-  document.info.license = {
-    name: 'Proprietary (UNLICENSED): all rights reserved',
-    url: 'https://docs.npmjs.com/cli/configuring-npm/package-json#license',
-  };
   documentGuarantees(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

@@ -7,16 +7,7 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { databaseStartupProblem } from './database/startup-check';
 
 async function bootstrap(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfig();
   if (config.encryptionKeyGeneratedAt) {
     process.stderr.write(
       `WARNING: ENCRYPTION_KEY is not set; generated one into ${config.encryptionKeyGeneratedAt} ` +
@@ -32,17 +23,17 @@ async function bootstrap(): Promise<void> {
   try {
     await app.listen(config.port, config.host);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const why = {
+      EADDRINUSE: 'another program uses that port',
+      EACCES: 'this user may not use that port',
+      EADDRNOTAVAIL: 'no such address on this machine',
+    }[code];
+    if (!why) throw err;
     // Not a fault of the service: one line naming the setting to change, not a stack trace.
     process.stderr.write(
-      `Start-up failed: cannot listen on ${config.host}:${config.port} (${code}: ` +
-        (code === 'EADDRINUSE'
-          ? 'another program uses that port'
-          : code === 'EACCES'
-            ? 'this user may not use that port'
-            : 'no such address on this machine') +
-        '). Set PORT (or HOST) to another one.\n',
+      `Start-up failed: cannot listen on ${config.host}:${config.port} (${code}: ${why}). ` +
+        'Set PORT (or HOST) to another one.\n',
     );
     await app.close();
     process.exit(1);
@@ -80,6 +71,10 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((err: unknown) => {
-  process.stderr.write(`Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(
+    err instanceof ConfigError
+      ? `${err.message}\n`
+      : `Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`,
+  );
   process.exit(1);
 });

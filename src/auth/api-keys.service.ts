@@ -22,25 +22,6 @@ export interface Principal {
   livemode: boolean;
 }
 
-export interface OrganizationView {
-  id: string;
-  object: 'organization';
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ApiKeyView {
-  id: string;
-  object: 'apiKey';
-  organizationId: string;
-  mode: 'live' | 'test';
-  /** The key's last four characters, to tell keys apart. */
-  last4: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
 export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
@@ -52,27 +33,31 @@ export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
   return `sk_${mode}_${body}`;
 }
 
-function organizationView(o: Organization): OrganizationView {
+function organizationView(o: Organization) {
   return {
     id: o.id,
-    object: 'organization',
+    object: 'organization' as const,
     name: o.name,
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
   };
 }
 
-function apiKeyView(k: ApiKey): ApiKeyView {
+function apiKeyView(k: ApiKey) {
   return {
     id: k.id,
-    object: 'apiKey',
+    object: 'apiKey' as const,
     organizationId: k.organizationId,
     mode: k.mode,
+    /** The key's last four characters, to tell keys apart. */
     last4: k.last4,
     createdAt: k.createdAt.toISOString(),
     revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
   };
 }
+
+type OrganizationView = ReturnType<typeof organizationView>;
+type ApiKeyView = ReturnType<typeof apiKeyView>;
 
 /**
  * How long a key found live is taken as live without asking the database again. A revocation,

@@ -45,9 +45,7 @@ export class AuthBootstrap implements OnApplicationBootstrap {
         `  ${key.apiKey}`,
         'It works in test mode: it sees only test data, and bank accounts are verified by the sandbox.',
         `Try: curl -H "Authorization: Bearer ${key.apiKey}" http://localhost:${this.config.port}/v0/plans`,
-        'Make more with: npm run -s cli -- api-keys:create --organization ' +
-          org.id +
-          ' --mode test|live',
+        `Make more with: npm run -s cli -- api-keys:create --organization ${org.id} --mode test|live`,
         '',
       ].join('\n') + '\n',
     );

@@ -38,17 +38,8 @@ Live-mode bank-account verification (docs/verification.md):
 
 Works on DATABASE_URL (default sqlite:data/billing.sqlite) and prints JSON on its last line.`;
 
-const OPTIONS = {
-  name: { type: 'string' },
-  organization: { type: 'string' },
-  id: { type: 'string' },
-  mode: { type: 'string' },
-  reason: { type: 'string' },
-  limit: { type: 'string' },
-  etag: { type: 'string' },
-} as const;
-
-type OptionName = keyof typeof OPTIONS;
+const OPTION_NAMES = ['name', 'organization', 'id', 'mode', 'reason', 'limit', 'etag'] as const;
+type OptionName = (typeof OPTION_NAMES)[number];
 
 /**
  * The options each command takes. Any other is a usage error: parsed for every command alike,
@@ -66,27 +57,21 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
   'external-accounts:reject': ['id', 'etag', 'reason'],
 };
 
-/** The commands of the operator's verification routine: they run in the application's context. */
-const VERIFICATION_COMMANDS = new Set([
-  'external-accounts:pending',
-  'external-accounts:verify',
-  'external-accounts:reject',
-]);
-
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
   const { values, tokens } = parseArgs({
     args: rest,
-    options: OPTIONS,
+    options: Object.fromEntries(OPTION_NAMES.map((name) => [name, { type: 'string' as const }])),
     strict: true,
     tokens: true,
   });
+  const takes = COMMAND_OPTIONS[command] as readonly string[] | undefined;
+  if (!takes) throw new UsageError(`Unknown command: ${command}`);
   // parseArgs keeps the last of a repeated option: `--id A --id B` would act on B alone.
   const seen = new Set<string>();
-  const takes = COMMAND_OPTIONS[command] as readonly string[] | undefined;
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
-    if (takes && !takes.includes(token.name)) {
+    if (!takes.includes(token.name)) {
       throw new UsageError(
         `--${token.name} is not an option of ${command}` +
           (takes.length > 0 ? ` (it takes ${takes.map((o) => `--${o}`).join(', ')})` : ''),
@@ -108,9 +93,12 @@ function required(values: Record<string, string | undefined>, name: string): str
   return value;
 }
 
-/** Runs one command and returns what it prints as JSON. */
-export async function runCommand(service: ApiKeysService, argv: string[]): Promise<unknown> {
-  const { command, values } = parse(argv);
+/** Runs one command of organizations and API keys and returns what it prints as JSON. */
+async function apiKeysCommand(
+  service: ApiKeysService,
+  command: string,
+  values: Record<string, string | undefined>,
+): Promise<unknown> {
   switch (command) {
     case 'organizations:create':
       return service.createOrganization(required(values, 'name'));
@@ -126,7 +114,7 @@ export async function runCommand(service: ApiKeysService, argv: string[]): Promi
     case 'api-keys:revoke':
       return service.revokeApiKey(required(values, 'id'));
     default:
-      throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');
+      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 
@@ -135,11 +123,11 @@ export async function runCommand(service: ApiKeysService, argv: string[]): Promi
  * accounts waiting, or the account after the decision (account numbers redacted as in
  * responses). Each decision records its event with actor `operator`, delivered by webhooks.
  */
-export async function runVerificationCommand(
+async function verificationCommand(
   verification: VerificationService,
-  argv: string[],
+  command: string,
+  values: Record<string, string | undefined>,
 ): Promise<unknown> {
-  const { command, values } = parse(argv);
   switch (command) {
     case 'external-accounts:pending': {
       const organization = values.organization;
@@ -167,7 +155,7 @@ export async function runVerificationCommand(
       });
     }
     default:
-      throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');
+      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 
@@ -218,18 +206,19 @@ export async function main(argv: string[]): Promise<number> {
   let dataSource: DataSource | undefined;
   try {
     const config = loadConfig();
-    if (VERIFICATION_COMMANDS.has(argv[0])) {
-      const result = await withApplication(config, (app) =>
-        runVerificationCommand(app.get(VerificationService), argv),
+    const { command, values } = parse(argv);
+    let result: unknown;
+    if (command.startsWith('external-accounts:')) {
+      result = await withApplication(config, (app) =>
+        verificationCommand(app.get(VerificationService), command, values),
       );
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      return 0;
+    } else {
+      dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
+      await dataSource.initialize();
+      await dataSource.runMigrations({ transaction: 'each' });
+      const service = new ApiKeysService(new Database(dataSource, config.database.kind));
+      result = await apiKeysCommand(service, command, values);
     }
-    dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
-    await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: 'each' });
-    const service = new ApiKeysService(new Database(dataSource, config.database.kind));
-    const result = await runCommand(service, argv);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {

@@ -28,17 +28,12 @@ export function etagOfJson(json: string): string {
 export function assertIfMatch(ifMatch: string | undefined, currentView: unknown): void {
   if (ifMatch === undefined) return;
   const tags = ifMatch.split(',').map((t) => t.trim());
-  if (tags.every((t) => t === '')) {
-    throw new ApiError(
-      'precondition_failed',
-      'If-Match is empty, so it matches no version of the resource: send the ETag you read, or leave the header out for an unconditional write',
-      { code: 'ETAG_MISMATCH' },
-    );
-  }
   if (tags.includes('*') || tags.includes(etagOf(currentView))) return;
   throw new ApiError(
     'precondition_failed',
-    'The resource has changed since you read it (If-Match does not match its ETag); fetch it again and retry',
+    tags.every((t) => t === '')
+      ? 'If-Match is empty, so it matches no version of the resource: send the ETag you read, or leave the header out for an unconditional write'
+      : 'The resource has changed since you read it (If-Match does not match its ETag); fetch it again and retry',
     { code: 'ETAG_MISMATCH' },
   );
 }

@@ -1,7 +1,6 @@
 import { codes as currencyCodes } from 'currency-codes';
 import { isValid as isCountryAlpha2 } from 'i18n-iso-countries';
-import { ValidationOptions, registerDecorator } from 'class-validator';
-import { documented } from './validation/decorators';
+import { Rule, documented } from './validation/decorators';
 
 /**
  * ISO 4217 codes that are not money a bank account holds or a price is charged in. The code list
@@ -74,43 +73,19 @@ export function isCountryCode(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isCountryAlpha2(value);
 }
 
-function isoDecorator(
-  name: string,
-  check: (value: unknown) => boolean,
-  message: string,
-  code: string,
-  options?: ValidationOptions,
-): PropertyDecorator {
-  return (target: object, propertyKey: string | symbol) =>
-    registerDecorator({
-      name,
-      target: target.constructor,
-      propertyName: String(propertyKey),
-      options: { message, context: { code }, ...options },
-      validator: { validate: check },
-    });
-}
+export const CURRENCY_CODE_MESSAGE =
+  'must be an ISO 4217 currency code in upper case, such as "USD"';
+export const COUNTRY_CODE_MESSAGE =
+  'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"';
 
-export const IsCurrencyCode = (options?: ValidationOptions) =>
+export const IsCurrencyCode = () =>
   documented(
     { pattern: '^[A-Z]{3}$' },
-    isoDecorator(
-      'isCurrencyCode',
-      isCurrencyCode,
-      'must be an ISO 4217 currency code in upper case, such as "USD"',
-      'invalid_currency',
-      options,
-    ),
+    Rule('isCurrencyCode', 'invalid_currency', CURRENCY_CODE_MESSAGE, isCurrencyCode),
   );
 
-export const IsCountryCode = (options?: ValidationOptions) =>
+export const IsCountryCode = () =>
   documented(
     { pattern: '^[A-Z]{2}$' },
-    isoDecorator(
-      'isCountryCode',
-      isCountryCode,
-      'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"',
-      'invalid_country',
-      options,
-    ),
+    Rule('isCountryCode', 'invalid_country', COUNTRY_CODE_MESSAGE, isCountryCode),
   );

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Owner-only modes for what holds secrets at rest: the database and the encryption key. */
@@ -28,14 +28,7 @@ export function ensurePrivateDirectory(dir: string): void {
  * A file that already exists with wider permissions (made by an older version) is narrowed.
  */
 export function ensurePrivateFile(file: string): void {
-  if (!existsSync(file)) {
-    const fd = openSync(file, 'a', PRIVATE_FILE_MODE);
-    try {
-      fchmodSync(fd, PRIVATE_FILE_MODE);
-    } finally {
-      closeSync(fd);
-    }
-    return;
-  }
+  // Created 0600 (the umask can only narrow that), then set to exactly 0600 whatever it was.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
   chmodSync(file, PRIVATE_FILE_MODE);
 }

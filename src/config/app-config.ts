@@ -6,8 +6,8 @@
  *
  * To add a variable: one line in VARIABLES, in the section where the code will read it, e.g.
  *   invoiceGraceDays: integer('INVOICE_GRACE_DAYS', 3, 0, 365),
- * (the `integer`, `flag`, `choice`, `text` and `optional` helpers of variables.ts; `variable` for a type of
- * its own), with a doc comment that names the variable, its default and what it does, and a line
+ * (the `integer`, `flag`, `choice`, `text` and `optional` helpers of variables.ts; a `Variable`
+ * for a type of its own), with a doc comment that names the variable, its default and what it does, and a line
  * in docs/operations.md. A rule that ties two variables together goes in RULES.
  * An empty value counts as unset, everywhere.
  */
@@ -25,7 +25,7 @@ import {
   optional,
   readTable,
   text,
-  variable,
+  Variable,
 } from './variables';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -122,7 +122,7 @@ const VARIABLES = {
   /** LOG_FORMAT: `json` (default: one JSON object a line) or `pretty` (readable, for a terminal). */
   logFormat: choice('LOG_FORMAT', ['json', 'pretty'] as const, 'json', 'must be json or pretty'),
   /** DATABASE_URL: sqlite:<path>, sqlite::memory: or postgres://… (default sqlite:data/billing.sqlite). */
-  location: variable(
+  location: new Variable(
     'DATABASE_URL',
     parseDatabaseUrl(DEFAULT_DATABASE_URL) as DatabaseLocation,
     (raw) => {
@@ -158,7 +158,7 @@ const VARIABLES = {
       : new Problem('REDIS_URL must be a redis:// or rediss:// URL'),
   ),
   /** TRUST_PROXY, Fastify's trustProxy: which proxies' X-Forwarded-For to believe for the client address. */
-  trustProxy: variable<boolean | number | string>('TRUST_PROXY', false, parseTrustProxy),
+  trustProxy: new Variable<boolean | number | string>('TRUST_PROXY', false, parseTrustProxy),
   /** SHUTDOWN_TIMEOUT_SECONDS: seconds to wait for requests in flight on SIGTERM. */
   shutdownTimeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 10, 0, 600),
   /** REQUEST_TIMEOUT_SECONDS: a request's headers and body have this long to arrive, or 408. */
@@ -181,7 +181,7 @@ const VARIABLES = {
      * WEBHOOK_RETRY_SCHEDULE: the delays in seconds before each retry after a failed attempt
      * (default 5,300,1800,7200,18000,36000,36000: 8 attempts over 27.6 hours); then given up.
      */
-    retryScheduleSeconds: variable(
+    retryScheduleSeconds: new Variable(
       'WEBHOOK_RETRY_SCHEDULE',
       DEFAULT_WEBHOOK_RETRY_SCHEDULE,
       parseRetrySchedule,

@@ -1,8 +1,7 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from './app-config';
 
 /** Makes the configuration, validated once before the app is built, injectable as APP_CONFIG. */
-@Global()
 @Module({})
 export class ConfigModule {
   static forRoot(config: AppConfig): DynamicModule {

@@ -7,9 +7,9 @@
 export class Variable<T> {
   constructor(
     readonly name: string,
-    /** The value when unset (or empty); a function of the section read so far, for a default tied to another. */
-    readonly fallback: T | ((section: Record<string, unknown>) => T),
-    /** The value of a set variable, or a string: the problem, a sentence that starts with the name. */
+    /** The value when unset (or empty). */
+    readonly fallback: T,
+    /** The value of a set variable, or the problem: a sentence that starts with the name. */
     readonly parse: (raw: string) => T | Problem,
   ) {}
 }
@@ -19,22 +19,9 @@ export class Problem {
   constructor(readonly message: string) {}
 }
 
-export function variable<T>(
-  name: string,
-  fallback: T | ((section: Record<string, unknown>) => T),
-  parse: (raw: string) => T | Problem,
-): Variable<T> {
-  return new Variable(name, fallback, parse);
-}
-
 /** A whole number from min to max. */
-export function integer(
-  name: string,
-  fallback: number | ((section: Record<string, unknown>) => number),
-  min: number,
-  max: number,
-): Variable<number> {
-  return variable(name, fallback, (raw) =>
+export function integer(name: string, fallback: number, min: number, max: number) {
+  return new Variable(name, fallback, (raw) =>
     /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max
       ? Number(raw)
       : new Problem(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`),
@@ -42,8 +29,8 @@ export function integer(
 }
 
 /** A switch: true, 1 or on; false, 0 or off. */
-export function flag(name: string, fallback: boolean): Variable<boolean> {
-  return variable(name, fallback, (raw) => {
+export function flag(name: string, fallback: boolean) {
+  return new Variable(name, fallback, (raw) => {
     if (['true', '1', 'on'].includes(raw)) return true;
     if (['false', '0', 'off'].includes(raw)) return false;
     return new Problem(`${name} must be true or false (got "${raw}")`);
@@ -57,7 +44,7 @@ export function choice<T extends string>(
   fallback: T,
   message = `must be one of ${values.join(', ')}`,
 ): Variable<T> {
-  return variable(name, fallback, (raw) =>
+  return new Variable(name, fallback, (raw) =>
     (values as readonly string[]).includes(raw)
       ? (raw as T)
       : new Problem(`${name} ${message} (got "${raw}")`),
@@ -70,7 +57,7 @@ export function text(
   fallback: string,
   check: (raw: string) => string | undefined = () => undefined,
 ): Variable<string> {
-  return variable(name, fallback, (raw) => {
+  return new Variable(name, fallback, (raw) => {
     const problem = check(raw);
     return problem === undefined ? raw : new Problem(problem);
   });
@@ -81,7 +68,7 @@ export function optional<T>(
   name: string,
   parse: (raw: string) => T | Problem,
 ): Variable<T | undefined> {
-  return variable<T | undefined>(name, undefined, parse);
+  return new Variable<T | undefined>(name, undefined, parse);
 }
 
 export type Table = { [key: string]: Variable<unknown> | Table };
@@ -99,14 +86,10 @@ export function readTable(
       section[key] = readTable(entry, env, problems);
       continue;
     }
-    const fallback = () =>
-      typeof entry.fallback === 'function'
-        ? (entry.fallback as (s: Record<string, unknown>) => unknown)(section)
-        : entry.fallback;
     const raw = env[entry.name];
-    const value = raw === undefined || raw === '' ? fallback() : entry.parse(raw);
+    const value = raw === undefined || raw === '' ? entry.fallback : entry.parse(raw);
     if (value instanceof Problem) problems.push(value.message);
-    section[key] = value instanceof Problem ? fallback() : value;
+    section[key] = value instanceof Problem ? entry.fallback : value;
   }
   return section;
 }

@@ -66,23 +66,18 @@ export function TimestampColumn(
   return dialectColumn('timestamp', { ...options, name });
 }
 
+/** The options a JSON column takes: all but its type, which the dialect sets. */
+type JsonOptions = Omit<ColumnOptions, 'type' | 'precision'>;
+
 /** A JSON document: `jsonb` on PostgreSQL, JSON text (`simple-json`) on SQLite. */
-export function JsonColumn(
-  options: Omit<ColumnOptions, 'type' | 'precision'> = {},
-): PropertyDecorator {
-  return dialectColumn('json', options);
-}
+export const JsonColumn = (options: JsonOptions = {}) => dialectColumn('json', options);
 
 /**
  * A JSON document read back with its keys in the order written: `json` on PostgreSQL, JSON text
  * (`simple-json`) on SQLite. For what is shown as it was recorded (an event's `data.object` is
  * the resource exactly as GET showed it); nothing queries inside it.
  */
-export function JsonTextColumn(
-  options: Omit<ColumnOptions, 'type' | 'precision'> = {},
-): PropertyDecorator {
-  return dialectColumn('jsonText', options);
-}
+export const JsonTextColumn = (options: JsonOptions = {}) => dialectColumn('jsonText', options);
 
 /**
  * The mode of a row (docs/api.md §2): true for live, false for test. The default only says that

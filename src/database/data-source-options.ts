@@ -35,13 +35,7 @@ export function dataSourceOptions(
 ): DataSourceOptions {
   // The entities' column types follow the configured dialect (see column-types.ts).
   useDialect(database.kind);
-  const common: {
-    entities: string[];
-    synchronize: false;
-    migrationsRun: false;
-    migrationsTableName: string;
-    logging: false;
-  } = {
+  const common = {
     entities: [ENTITY_GLOB],
     synchronize: false,
     migrationsRun: false,
@@ -90,9 +84,6 @@ export function dataSourceOptions(
   };
 }
 
-/** The files SQLite keeps beside a database: the write-ahead log, its index, the rollback journal. */
-const SQLITE_COMPANIONS = ['-wal', '-shm', '-journal'];
-
 /**
  * A SQLite database holds every organization's data: its folder is created 0700 and its files
  * 0600 before SQLite opens them, whatever the umask (SQLite gives its companion files the main
@@ -102,7 +93,8 @@ function makePrivate(path: string): void {
   const file = resolve(path);
   ensurePrivateDirectory(dirname(file));
   ensurePrivateFile(file);
-  for (const suffix of SQLITE_COMPANIONS) {
+  // The write-ahead log, its index, the rollback journal.
+  for (const suffix of ['-wal', '-shm', '-journal']) {
     if (existsSync(file + suffix)) ensurePrivateFile(file + suffix);
   }
 }

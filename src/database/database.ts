@@ -6,11 +6,6 @@ import type { DatabaseKind } from '../config/app-config';
 import type { CommitHook } from './commit-hook';
 import { DateUtils } from 'typeorm/util/DateUtils';
 
-/** The part of TypeORM's PostgresQueryRunner that hands a failed connection back as failed. */
-interface PostgresRunner {
-  releasePostgresConnection(err?: Error): Promise<void>;
-}
-
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
 /** `indexSearchesOnly` on PostgreSQL: SET LOCAL of three planner settings, one statement. */
@@ -47,23 +42,6 @@ export interface UnitOptions {
 
 /** A unit of work that does not wait behind the requests' units (see UnitOptions). */
 export const FIRST: UnitOptions = { first: true };
-
-function isSqliteBusy(err: unknown): boolean {
-  return /^SQLITE_BUSY/.test(driverCode(err) ?? '');
-}
-
-async function timed<T>(
-  timer: UnitOfWorkTimer,
-  kind: 'transaction' | 'read',
-  unit: () => Promise<T>,
-): Promise<T> {
-  const started = performance.now();
-  try {
-    return await unit();
-  } finally {
-    timer(kind, (performance.now() - started) / 1000);
-  }
-}
 
 /**
  * The one way services touch the database.
@@ -134,9 +112,7 @@ export class Database {
     hook?: CommitHook,
     options: UnitOptions = {},
   ): Promise<T> {
-    const timing = this.timing;
-    if (!timing) return this.runTransaction(work, hook, options);
-    return timed(timing, 'transaction', () => this.runTransaction(work, hook, options));
+    return this.timed('transaction', () => this.runTransaction(work, hook, options));
   }
 
   /**
@@ -145,6 +121,16 @@ export class Database {
    */
   timeUnitsOfWork(timer: UnitOfWorkTimer): void {
     this.timing = timer;
+  }
+
+  private async timed<T>(kind: 'transaction' | 'read', unit: () => Promise<T>): Promise<T> {
+    const timing = this.timing;
+    const started = performance.now();
+    try {
+      return await unit();
+    } finally {
+      timing?.(kind, (performance.now() - started) / 1000);
+    }
   }
 
   private async runTransaction<T>(
@@ -159,7 +145,7 @@ export class Database {
       return result;
     };
     const result = this.sqliteLock
-      ? await this.sqliteTransaction(this.sqliteLock, unit, options.first ? 1 : 0)
+      ? await this.sqliteTransaction(unit, options.first ? 1 : 0)
       : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
     armed?.settle();
     return result;
@@ -213,7 +199,10 @@ export class Database {
     } finally {
       if (broken) {
         // TypeORM's PostgreSQL runner passes this error to the pool, which then drops the client.
-        await (runner as unknown as PostgresRunner).releasePostgresConnection(broken);
+        const postgres = runner as unknown as {
+          releasePostgresConnection(err: Error): Promise<void>;
+        };
+        await postgres.releasePostgresConnection(broken);
       } else {
         await runner.release();
       }
@@ -230,18 +219,18 @@ export class Database {
    * answers 503.
    */
   private async sqliteTransaction<T>(
-    mutex: Mutex,
     work: (manager: EntityManager) => Promise<T>,
     priority: number,
   ): Promise<T> {
     const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-      const outcome = await mutex.runExclusive(async () => {
+      const outcome = await this.sqliteLock!.runExclusive(async () => {
         const runner = this.dataSource.createQueryRunner();
         try {
           await runner.query('BEGIN IMMEDIATE');
         } catch (err) {
-          if (isSqliteBusy(err) && Date.now() + pause < deadline) return undefined;
+          const busy = /^SQLITE_BUSY/.test(driverCode(err) ?? '');
+          if (busy && Date.now() + pause < deadline) return undefined;
           throw err;
         }
         return { result: await this.sqliteUnit(runner, work) };
@@ -259,9 +248,11 @@ export class Database {
    * agree with one another takes `snapshot`.
    */
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const timing = this.timing;
-    if (!timing) return this.runRead(work);
-    return timed(timing, 'read', () => this.runRead(work));
+    const lock = this.sqliteLock;
+    const manager = this.dataSource.manager;
+    return this.timed('read', () =>
+      lock ? lock.runExclusive(() => work(manager)) : work(manager),
+    );
   }
 
   /**
@@ -275,23 +266,17 @@ export class Database {
    * read transaction too, for the writes of other processes (the command line).
    */
   snapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const unit = this.sqliteLock
-      ? () => this.sqliteSnapshot(this.sqliteLock!, work)
-      : () => this.postgresAttempt(work, this.dataSource, SNAPSHOT_BEGIN);
-    const timing = this.timing;
-    return timing ? timed(timing, 'read', unit) : unit();
-  }
-
-  /** SQLite: a deferred transaction reads one snapshot of the database file from its first read. */
-  private sqliteSnapshot<T>(
-    mutex: Mutex,
-    work: (manager: EntityManager) => Promise<T>,
-  ): Promise<T> {
-    return mutex.runExclusive(async () => {
-      const runner = this.dataSource.createQueryRunner();
-      await runner.query('BEGIN');
-      return this.sqliteUnit(runner, work);
-    });
+    const lock = this.sqliteLock;
+    return this.timed('read', () =>
+      lock
+        ? // A deferred transaction reads one snapshot of the database file from its first read.
+          lock.runExclusive(async () => {
+            const runner = this.dataSource.createQueryRunner();
+            await runner.query('BEGIN');
+            return this.sqliteUnit(runner, work);
+          })
+        : this.postgresAttempt(work, this.dataSource, SNAPSHOT_BEGIN),
+    );
   }
 
   /**
@@ -315,13 +300,6 @@ export class Database {
       Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
       await runner.release();
     }
-  }
-
-  private async runRead<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.sqliteLock) {
-      return this.sqliteLock.runExclusive(() => work(this.dataSource.manager));
-    }
-    return work(this.dataSource.manager);
   }
 
   /** Runs a SELECT written with `?` placeholders on `manager`'s connection; returns its rows. */

@@ -2,16 +2,6 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { Database } from './database';
 
-/** What keeps PostgreSQL's statistics of this service's tables current, as the server says. */
-interface AutovacuumState {
-  /** The server's `autovacuum` setting. */
-  autovacuum: boolean;
-  /** `track_counts` for this service's connections: without it autovacuum never starts. */
-  trackCounts: boolean;
-  /** This service's tables that are kept out of autovacuum (`autovacuum_enabled = false`). */
-  tablesOff: string[];
-}
-
 const SETTINGS_SQL =
   `SELECT current_setting('autovacuum')::boolean AS "autovacuum", ` +
   `current_setting('track_counts')::boolean AS "trackCounts"`;
@@ -23,19 +13,6 @@ const TABLES_OFF_SQL =
   `CROSS JOIN LATERAL pg_options_to_table(c.reloptions) o ` +
   `WHERE c.relkind IN ('r', 'p') AND o.option_name = 'autovacuum_enabled' ` +
   `AND NOT o.option_value::boolean ORDER BY c.relname`;
-
-/** Reads the autovacuum state of this service's PostgreSQL database (schema). */
-async function autovacuumState(db: Database): Promise<AutovacuumState> {
-  const [settings] =
-    await db.dataSource.query<{ autovacuum: boolean; trackCounts: boolean }[]>(SETTINGS_SQL);
-  const tables = await db.dataSource.query<{ name: string }[]>(TABLES_OFF_SQL);
-  return { ...settings, tablesOff: tables.map((t) => t.name) };
-}
-
-/** True when PostgreSQL analyzes all of this service's tables by itself. */
-function autovacuumWorks(state: AutovacuumState): boolean {
-  return state.autovacuum && state.trackCounts && state.tablesOff.length === 0;
-}
 
 /**
  * At start-up on PostgreSQL, warns once when autovacuum does not keep this service's tables
@@ -58,15 +35,22 @@ export class MaintenanceCheck implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.db.isPostgres) return;
-    let state: AutovacuumState;
+    let state: { autovacuum: boolean; trackCounts: boolean; tablesOff: string[] };
     try {
-      state = await autovacuumState(this.db);
+      // `trackCounts`: without it autovacuum never starts; `tablesOff`: this service's tables
+      // kept out of autovacuum (`autovacuum_enabled = false`).
+      const [settings] =
+        await this.db.dataSource.query<{ autovacuum: boolean; trackCounts: boolean }[]>(
+          SETTINGS_SQL,
+        );
+      const tables = await this.db.dataSource.query<{ name: string }[]>(TABLES_OFF_SQL);
+      state = { ...settings, tablesOff: tables.map((t) => t.name) };
     } catch (err) {
       // Only advice: where it cannot be read (a restricted role, say), the service starts without.
       this.logger.debug({ err }, 'autovacuum state not read');
       return;
     }
-    if (autovacuumWorks(state)) return;
+    if (state.autovacuum && state.trackCounts && state.tablesOff.length === 0) return;
     this.logger.warn(
       state,
       "PostgreSQL's autovacuum does not analyze all of this service's tables: query plans made " +

@@ -58,7 +58,6 @@ export class SqliteCheckpointer {
     private readonly database: DatabaseConfig,
   ) {}
 
-  /** Whether the checkpoint thread is running. */
   get running(): boolean {
     return this.worker !== undefined;
   }

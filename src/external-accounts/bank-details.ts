@@ -1,6 +1,11 @@
 import { isValidBIC, validateIBAN } from 'ibantools';
 import { FieldError } from '../common/errors';
-import { isCountryCode, isCurrencyCode } from '../common/iso';
+import {
+  COUNTRY_CODE_MESSAGE,
+  CURRENCY_CODE_MESSAGE,
+  isCountryCode,
+  isCurrencyCode,
+} from '../common/iso';
 
 /** The bank details of a create request, as sent (already known to be strings). */
 export interface BankDetailsInput {
@@ -10,26 +15,12 @@ export interface BankDetailsInput {
   routingNumber: string;
 }
 
-/** Bank details in canonical form: letters in upper case, separators of sort codes/BSBs removed. */
-export type BankDetails = BankDetailsInput;
-
-export type BankDetailsCheck =
-  { ok: true; details: BankDetails } | { ok: false; errors: FieldError[] };
-
 /**
- * Field codes of the bank-detail rules. The error's top-level code is the first problem's code in
- * upper case (ACCOUNT_NUMBER_INVALID, IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID,
- * INVALID_COUNTRY, INVALID_CURRENCY). Messages say what is expected and never repeat the value:
- * an account number must not reach an error body or a log line.
+ * The details in canonical form (letters in upper case, separators of sort codes and BSBs
+ * removed), or one entry per invalid field.
  */
-export const BANK_DETAIL_CODES = {
-  country: 'invalid_country',
-  currency: 'invalid_currency',
-  accountNumber: 'account_number_invalid',
-  iban: 'iban_invalid',
-  ibanCountry: 'iban_country_mismatch',
-  routingNumber: 'routing_number_invalid',
-} as const;
+export type BankDetailsCheck =
+  { ok: true; details: BankDetailsInput } | { ok: false; errors: FieldError[] };
 
 const ALPHANUMERIC = (min: number, max: number) => new RegExp(`^[A-Za-z0-9]{${min},${max}}$`);
 const LOOKS_LIKE_IBAN = /^[A-Z]{2}[0-9]{2}/;
@@ -64,7 +55,7 @@ function problem(field: keyof BankDetailsInput, code: string, message: string): 
 
 /** The account number in upper case, or why it is not acceptable for this country. */
 function checkAccountNumber(country: string, raw: string): string | FieldError {
-  const code = BANK_DETAIL_CODES.accountNumber;
+  const code = 'account_number_invalid';
   if (!ALPHANUMERIC(4, 34).test(raw)) {
     return problem(
       'accountNumber',
@@ -82,14 +73,14 @@ function checkAccountNumber(country: string, raw: string): string | FieldError {
     if (!validateIBAN(value).valid) {
       return problem(
         'accountNumber',
-        BANK_DETAIL_CODES.iban,
+        'iban_invalid',
         'looks like an IBAN (two letters, two digits) but is not a valid one: check its length and digits (ISO 13616 mod-97 check)',
       );
     }
     if (value.slice(0, 2) !== country) {
       return problem(
         'accountNumber',
-        BANK_DETAIL_CODES.ibanCountry,
+        'iban_country_mismatch',
         // Not the IBAN's own country: its letters are part of the account number (never echoed).
         `is an IBAN of another country than countryCode ${country}: an IBAN begins with the code of its country`,
       );
@@ -100,8 +91,7 @@ function checkAccountNumber(country: string, raw: string): string | FieldError {
 
 /** The routing number in canonical form, or why it is not acceptable for this country. */
 function checkRoutingNumber(country: string, raw: string): string | FieldError {
-  const invalid = (message: string) =>
-    problem('routingNumber', BANK_DETAIL_CODES.routingNumber, message);
+  const invalid = (message: string) => problem('routingNumber', 'routing_number_invalid', message);
   switch (country) {
     case 'US':
       return isAbaRoutingNumber(raw)
@@ -140,28 +130,19 @@ function checkRoutingNumber(country: string, raw: string): string | FieldError {
 }
 
 /**
- * Every bank-detail rule of docs/api.md §5.5 in one place. Returns the details in canonical
- * form, or one entry per invalid field (country, currency, account number, routing number).
+ * Every bank-detail rule of docs/api.md §5.5 in one place: country, currency, account number,
+ * routing number. The error's top-level code is the first problem's code in upper case
+ * (ACCOUNT_NUMBER_INVALID, IBAN_INVALID, IBAN_COUNTRY_MISMATCH, ROUTING_NUMBER_INVALID,
+ * INVALID_COUNTRY, INVALID_CURRENCY). Messages say what is expected and never repeat the value:
+ * an account number must not reach an error body or a log line.
  */
 export function checkBankDetails(input: BankDetailsInput): BankDetailsCheck {
   const errors: FieldError[] = [];
   if (!isCountryCode(input.countryCode)) {
-    errors.push(
-      problem(
-        'countryCode',
-        BANK_DETAIL_CODES.country,
-        'must be an ISO 3166-1 alpha-2 country code in upper case, such as "US"',
-      ),
-    );
+    errors.push(problem('countryCode', 'invalid_country', COUNTRY_CODE_MESSAGE));
   }
   if (!isCurrencyCode(input.currency)) {
-    errors.push(
-      problem(
-        'currency',
-        BANK_DETAIL_CODES.currency,
-        'must be an ISO 4217 currency code in upper case, such as "USD"',
-      ),
-    );
+    errors.push(problem('currency', 'invalid_currency', CURRENCY_CODE_MESSAGE));
   }
   // Without a valid country the account and routing rules cannot be chosen.
   if (errors.some((e) => e.field === 'countryCode')) return { ok: false, errors };

@@ -1,54 +1,54 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiParam } from '@nestjs/swagger';
+import { ValidationFailedError } from '../common/errors';
+import { assertOwnMerchant } from '../common/merchant';
 import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiConflictResponse,
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiParam,
-} from '@nestjs/swagger';
-import { ApiNotFound, ErrorEnvelope } from '../platform/api-docs';
+  ApiErrorResponse,
+  ApiNotFound,
+  EXAMPLE_ORGANIZATION_ID,
+  ErrorCause,
+  thrownBy,
+} from '../platform/api-docs';
+import { BankDetailsInput, checkBankDetails } from './bank-details';
 import { CreateExternalAccountDto } from './dto/create-external-account.dto';
+import { BANK_DETAILS_FIXED } from './dto/update-external-account.dto';
 import {
   DeletedExternalBankAccountResponse,
   ExternalBankAccountListResponse,
   ExternalBankAccountResponse,
 } from './dto/external-bank-account.response';
+import { DuplicateExternalAccountError } from './external-accounts.errors';
 
 /**
- * The error examples of each route for the OpenAPI document (account numbers redacted); the
- * summaries are the controller's doc comments, If-Match and 412 come with every PATCH and DELETE.
+ * The request and error examples of each route for the OpenAPI document, each error made by the
+ * code that answers it (account numbers redacted); the summaries are the controller's doc
+ * comments, If-Match and 412 come with every PATCH and DELETE.
  */
 
-function errorBody(
-  error: string,
-  code: string,
-  message: string,
-  errors?: { field: string; code: string; message: string }[],
-) {
-  return {
-    error,
-    code,
-    message,
-    ...(errors ? { errors } : {}),
-    requestId: 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ',
-  };
+const US = {
+  countryCode: 'US',
+  currency: 'USD',
+  accountNumber: '000123456789',
+  routingNumber: '110000000',
+};
+const DE = { countryCode: 'DE', currency: 'EUR', routingNumber: 'COBADEFFXXX' };
+
+/** The 400 that checkBankDetails makes of the US account with `details` changed. */
+function refused(summary: string, details: Partial<BankDetailsInput>): ErrorCause {
+  const check = checkBankDetails({ ...US, ...details });
+  if (check.ok) throw new Error(`"${summary}" is not refused`);
+  return [summary, new ValidationFailedError(check.errors)];
 }
 
-function fieldError(summary: string, field: string, code: string, message: string) {
-  return {
-    summary,
-    value: errorBody('validation_error', code.toUpperCase(), 'Request validation failed', [
-      { field, code, message },
-    ]),
-  };
-}
-
-const ID_PARAM = ApiParam({
-  name: 'id',
-  description: 'The external bank account id (eba_…)',
-  example: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA',
-});
+/** What every route of one account (`/v0/externalAccounts/:id`) documents. */
+const BY_ID = [
+  ApiNotFound('externalBankAccount'),
+  ApiParam({
+    name: 'id',
+    description: 'The external bank account id (eba_…)',
+    example: 'eba_01JD3Y2Q6J8C4N1V9W5X7Z0EBA',
+  }),
+];
 
 export const ApiCreateExternalAccount = () =>
   applyDecorators(
@@ -59,11 +59,8 @@ export const ApiCreateExternalAccount = () =>
         us: {
           summary: 'A US checking account of an individual',
           value: {
-            countryCode: 'US',
+            ...US,
             bankName: 'STRIPE TEST BANK',
-            currency: 'USD',
-            accountNumber: '000123456789',
-            routingNumber: '110000000',
             accountHolderName: 'Jenny Rosen',
             accountHolderType: 'individual',
             metadata: { payoutSchedule: 'weekly' },
@@ -72,74 +69,44 @@ export const ApiCreateExternalAccount = () =>
         iban: {
           summary: 'A German IBAN of a company',
           value: {
-            countryCode: 'DE',
+            ...DE,
             bankName: 'Commerzbank',
-            currency: 'EUR',
             accountNumber: 'DE89370400440532013000',
-            routingNumber: 'COBADEFFXXX',
             accountHolderName: 'Acme GmbH',
             accountHolderType: 'company',
           },
         },
       },
     }),
-    ApiBadRequestResponse({
-      type: ErrorEnvelope,
-      description: 'Validation failed: a field, or a bank detail (the code says which rule)',
-      examples: {
-        routing: fieldError(
-          'US routing number with a bad checksum',
-          'routingNumber',
-          'routing_number_invalid',
-          'must be a 9-digit ABA routing number (valid prefix and checksum)',
+    ApiErrorResponse(
+      'validation_error: a field, or a bank detail (the code says which rule)',
+      refused('US routing number with a bad checksum', { routingNumber: '110000001' }),
+      refused('US account number with letters', { accountNumber: '0001234ABCD' }),
+      refused('IBAN that fails the ISO 13616 check', {
+        ...DE,
+        accountNumber: 'DE89370400440532013001',
+      }),
+      refused('IBAN of another country', { ...DE, accountNumber: 'GB82WEST12345698765432' }),
+      ['A missing field', ValidationFailedError.field('routingNumber', 'required', 'is required')],
+    ),
+    ApiErrorResponse('forbidden: organizationId is another organization', [
+      'organizationId of another organization',
+      thrownBy(() =>
+        assertOwnMerchant(
+          EXAMPLE_ORGANIZATION_ID,
+          'org_01JD3Y2Q6J8C4N1V9W5X7Z0OTH',
+          'organizationId',
         ),
-        account: fieldError(
-          'US account number with letters',
-          'accountNumber',
-          'account_number_invalid',
-          'must be 4-17 digits for a US account',
-        ),
-        iban: fieldError(
-          'IBAN that fails the ISO 13616 check',
-          'accountNumber',
-          'iban_invalid',
-          'looks like an IBAN (two letters, two digits) but is not a valid one: check its length and digits (ISO 13616 mod-97 check)',
-        ),
-        ibanCountry: fieldError(
-          'IBAN of another country',
-          'accountNumber',
-          'iban_country_mismatch',
-          'is an IBAN of another country than countryCode DE: an IBAN begins with the code of its country',
-        ),
-        required: fieldError('A missing field', 'routingNumber', 'required', 'is required'),
-      },
-    }),
-    ApiForbiddenResponse({
-      type: ErrorEnvelope,
-      description: 'organizationId is another organization',
-      example: errorBody(
-        'forbidden',
-        'FORBIDDEN',
-        'organizationId must be your own organization (or left out): you cannot add external accounts to another one',
       ),
-    }),
-    ApiConflictResponse({
-      type: ErrorEnvelope,
-      description: 'The same country, routing and account number exist in your organization',
-      example: errorBody(
-        'conflict',
-        'DUPLICATE_EXTERNAL_ACCOUNT',
-        'Your organization already has an external account with this country, routing number and account number',
-      ),
-    }),
+    ]),
+    ApiErrorResponse(
+      'conflict: the same country, routing and account number exist in your organization',
+      ['The same account twice', new DuplicateExternalAccountError()],
+    ),
   );
 
 export const ApiGetExternalAccount = () =>
-  applyDecorators(
-    ApiOkResponse({ type: ExternalBankAccountResponse }),
-    ApiNotFound('externalBankAccount'),
-    ID_PARAM,
-  );
+  applyDecorators(ApiOkResponse({ type: ExternalBankAccountResponse }), ...BY_ID);
 
 export const ApiListExternalAccounts = () =>
   applyDecorators(ApiOkResponse({ type: ExternalBankAccountListResponse }));
@@ -150,31 +117,23 @@ export const ApiUpdateExternalAccount = () =>
       type: ExternalBankAccountResponse,
       description: 'External bank account updated successfully',
     }),
-    ApiBadRequestResponse({
-      type: ErrorEnvelope,
-      description: 'Validation failed',
-      examples: {
-        bankDetails: fieldError(
-          'Bank details never change',
-          'routingNumber',
-          'field_not_allowed',
-          'bank details never change: create a new external account (POST /v0/externalAccounts) and delete this one',
-        ),
-        verified: fieldError(
-          'A client never verifies its own account',
+    ApiErrorResponse(
+      'validation_error',
+      [
+        'Bank details never change',
+        ValidationFailedError.field('routingNumber', 'field_not_allowed', BANK_DETAILS_FIXED),
+      ],
+      [
+        'A client never verifies its own account',
+        ValidationFailedError.field(
           'status',
           'status_set_by_verification',
           '"verified" is set by the verification process, never by a client: send "new" to submit the account for verification again',
         ),
-      },
-    }),
-    ApiNotFound('externalBankAccount'),
-    ID_PARAM,
+      ],
+    ),
+    ...BY_ID,
   );
 
 export const ApiDeleteExternalAccount = () =>
-  applyDecorators(
-    ApiOkResponse({ type: DeletedExternalBankAccountResponse }),
-    ApiNotFound('externalBankAccount'),
-    ID_PARAM,
-  );
+  applyDecorators(ApiOkResponse({ type: DeletedExternalBankAccountResponse }), ...BY_ID);

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { AccountNumberVault } from './account-number-vault';
@@ -8,7 +8,17 @@ import { ExternalAccountsRepository } from './external-accounts.repository';
 import { ExternalAccountsService } from './external-accounts.service';
 import { VerificationService } from './verification/verification.service';
 import { VerificationWorker } from './verification/verification.worker';
-import { verifierProviders } from './verification/verifiers';
+import { OperatorVerifier } from './verification/operator.verifier';
+import { SandboxVerifier } from './verification/sandbox.verifier';
+import { VERIFIERS, Verifier } from './verification/verifier';
+
+/**
+ * Every verifier, in the order they are asked which accounts they handle (VERIFIERS): the first
+ * that handles an account verifies it. A new provider (an open-banking or micro-deposit service)
+ * is a class in verification/ that implements Verifier, and one line here: before
+ * OperatorVerifier to take live accounts from the operator.
+ */
+const VERIFIER_CLASSES: Type<Verifier>[] = [SandboxVerifier, OperatorVerifier];
 
 /**
  * External bank accounts (docs/api.md §5.5): bank-detail checks, encryption at rest, and their
@@ -22,7 +32,8 @@ import { verifierProviders } from './verification/verifiers';
     ExternalAccountsRepository,
     ExternalAccountsService,
     AccountNumberVault,
-    ...verifierProviders,
+    ...VERIFIER_CLASSES,
+    { provide: VERIFIERS, inject: VERIFIER_CLASSES, useFactory: (...all: Verifier[]) => all },
     VerificationService,
     VerificationWorker,
   ],

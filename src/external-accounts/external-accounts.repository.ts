@@ -5,12 +5,6 @@ import { Database } from '../database/database';
 import { claimLock } from '../database/lease-poller';
 import { ExternalBankAccount } from './entities/external-bank-account.entity';
 
-export interface ExternalAccountFilter {
-  status?: ExternalBankAccount['status'];
-  currency?: string;
-  countryCode?: string;
-}
-
 /** The queries of external bank accounts, on the entity manager of the caller's unit of work. */
 @Injectable()
 export class ExternalAccountsRepository {
@@ -36,7 +30,7 @@ export class ExternalAccountsRepository {
   page(
     m: EntityManager,
     tenant: Tenant,
-    filter: ExternalAccountFilter,
+    filter: Partial<Pick<ExternalBankAccount, 'status' | 'currency' | 'countryCode'>>,
     page: { limit: number; offset: number },
   ): Promise<[ExternalBankAccount[], number]> {
     const where: FindOptionsWhere<ExternalBankAccount> = {
@@ -54,24 +48,16 @@ export class ExternalAccountsRepository {
     });
   }
 
-  /**
-   * Writes the fields a PATCH may change (holder, status, metadata), the verification a
-   * resubmission starts, and updatedAt.
-   */
-  async update(m: EntityManager, account: ExternalBankAccount): Promise<void> {
+  /** Writes what a PATCH changed: holder, status, metadata, a resubmission, updatedAt. */
+  async update(
+    m: EntityManager,
+    account: ExternalBankAccount,
+    changes: Partial<ExternalBankAccount>,
+  ): Promise<void> {
     await m.update(
       ExternalBankAccount,
       { id: account.id, organizationId: account.organizationId },
-      {
-        accountHolderName: account.accountHolderName,
-        accountHolderType: account.accountHolderType,
-        status: account.status,
-        statusReason: account.statusReason,
-        metadata: account.metadata,
-        verificationSubmission: account.verificationSubmission,
-        verificationDueAt: account.verificationDueAt,
-        updatedAt: account.updatedAt,
-      },
+      changes,
     );
   }
 

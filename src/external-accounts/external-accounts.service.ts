@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/etag';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
+import { assertOwnMerchant } from '../common/merchant';
 import { mergeMetadata } from '../common/metadata';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { isUniqueViolation } from '../database/database-errors';
@@ -44,11 +45,7 @@ export class ExternalAccountsService {
     dto: CreateExternalAccountDto,
   ): Promise<ExternalBankAccountResponse> {
     const { organizationId, livemode } = caller.principal;
-    if (dto.organizationId !== undefined && dto.organizationId !== organizationId) {
-      throw new ForbiddenError(
-        'organizationId must be your own organization (or left out): you cannot add external accounts to another one',
-      );
-    }
+    assertOwnMerchant(organizationId, dto.organizationId, 'organizationId');
     const check = checkBankDetails(dto);
     if (!check.ok) throw new ValidationFailedError(check.errors);
     const { countryCode, currency, accountNumber, routingNumber } = check.details;
@@ -80,12 +77,11 @@ export class ExternalAccountsService {
     // A new account is submitted for verification: due for the sandbox in test mode, waiting for
     // the operator in live mode (docs/verification.md).
     account.verificationDueAt = this.verification.dueAt(account, now);
-    let response: ExternalBankAccountResponse;
     try {
       // The unique index decides between concurrent creates of the same account: one commits,
       // the others fail here, with no window between a check and the insert. The transaction
       // returns the response: with an Idempotency-Key it is stored in the same commit.
-      response = await this.db.transaction(async (m) => {
+      return await this.db.transaction(async (m) => {
         await this.accounts.insert(m, account);
         const created = toExternalBankAccountResponse(account);
         await this.events.record(m, {
@@ -99,7 +95,6 @@ export class ExternalAccountsService {
       if (isUniqueViolation(err, FINGERPRINT_INDEX)) throw new DuplicateExternalAccountError();
       throw err;
     }
-    return response;
   }
 
   async get(tenant: Tenant, id: string): Promise<ExternalBankAccountResponse> {
@@ -133,8 +128,7 @@ export class ExternalAccountsService {
     ifMatch?: string,
   ): Promise<ExternalBankAccountResponse> {
     if (!isIdOf(ID_PREFIXES.externalBankAccount, id)) throw notFound(id);
-    let dueAt: Date | null = null;
-    const response = await this.db.transaction(
+    return this.db.transaction(
       (m) =>
         lockedUpdate({
           load: () => this.accounts.find(m, caller.principal, id, true),
@@ -149,7 +143,6 @@ export class ExternalAccountsService {
               statusNew: dto.status === 'new',
               holderChanged: holderChanges(account, dto),
             });
-            if (resubmit) dueAt = this.verification.dueAt(account, new Date());
             return {
               accountHolderName: dto.accountHolderName ?? undefined,
               accountHolderType: dto.accountHolderType ?? undefined,
@@ -158,13 +151,13 @@ export class ExternalAccountsService {
                     status: 'pending' as const,
                     statusReason: null,
                     verificationSubmission: account.verificationSubmission + 1,
-                    verificationDueAt: dueAt,
+                    verificationDueAt: this.verification.dueAt(account, new Date()),
                   }
                 : {}),
               metadata: mergeMetadata(account.metadata, dto.metadata),
             };
           },
-          write: (account, changed) => this.accounts.update(m, { ...account, ...changed }),
+          write: (account, changed) => this.accounts.update(m, account, changed),
           written: (before, after) =>
             this.events.recordUpdate(
               m,
@@ -175,7 +168,6 @@ export class ExternalAccountsService {
         }),
       caller.commit,
     );
-    return response;
   }
 
   /** A soft delete: the account answers 404 from now on, and the same account may be added again. */

@@ -24,15 +24,9 @@ export class ListQueryDto {
   offset: number = 0;
 }
 
-export interface Pagination {
-  limit: number;
-  offset: number;
-  total: number;
-}
-
 export interface ListResponse<T> {
   data: T[];
-  pagination: Pagination;
+  pagination: { limit: number; offset: number; total: number };
 }
 
 export function toListResponse<T>(data: T[], total: number, query: ListQueryDto): ListResponse<T> {

@@ -34,18 +34,6 @@ export interface FieldError {
   message: string;
 }
 
-export interface ApiErrorOptions {
-  code?: string;
-  errors?: FieldError[];
-  headers?: Record<string, string>;
-}
-
-function boundedFieldError(error: FieldError): FieldError {
-  const field = [...error.field];
-  if (field.length <= MAX_FIELD_PATH_LENGTH) return error;
-  return { ...error, field: `${field.slice(0, MAX_FIELD_PATH_LENGTH - 1).join('')}…` };
-}
-
 /**
  * The one error type services throw. The exception filter turns it into the envelope of docs/api.md
  * §3; services never import Nest's HttpException.
@@ -58,7 +46,7 @@ export class ApiError extends Error {
   constructor(
     readonly category: ErrorCategory,
     message: string,
-    options: ApiErrorOptions = {},
+    options: { code?: string; errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     const errors = options.errors;
     const more = errors && errors.length > MAX_FIELD_ERRORS ? errors.length : 0;
@@ -72,7 +60,11 @@ export class ApiError extends Error {
     // Bounded here, where every error with field entries is made: one small body however many
     // problems a request has (a 100 KB body of unknown fields would otherwise answer ~1 MB,
     // and an Idempotency-Key would store it for 24 hours).
-    this.errors = errors?.slice(0, MAX_FIELD_ERRORS).map(boundedFieldError);
+    this.errors = errors?.slice(0, MAX_FIELD_ERRORS).map((error) => {
+      const field = [...error.field];
+      if (field.length <= MAX_FIELD_PATH_LENGTH) return error;
+      return { ...error, field: `${field.slice(0, MAX_FIELD_PATH_LENGTH - 1).join('')}…` };
+    });
     this.headers = options.headers;
   }
 

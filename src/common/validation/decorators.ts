@@ -8,7 +8,6 @@ import {
   ValidateBy,
   ValidateIf,
   ValidationOptions,
-  registerDecorator,
 } from 'class-validator';
 import { IdPrefix } from '../ids';
 import { DECIMAL_PATTERN, isDecimalString } from '../money/decimal';
@@ -55,21 +54,39 @@ export function IsOptionalNotNull(): PropertyDecorator {
 }
 
 /**
+ * A rule of this API's own, as class-validator's ValidateBy registers it: `validate` decides, and
+ * a failure answers `message` (made from the value when a function) with the field code `code`.
+ */
+export function Rule(
+  name: string,
+  code: string,
+  message: string | ((value: unknown) => string),
+  validate: (value: unknown) => boolean,
+  options?: ValidationOptions,
+): PropertyDecorator {
+  return ValidateBy(
+    {
+      name,
+      validator: {
+        validate,
+        defaultMessage: (args) => (typeof message === 'string' ? message : message(args?.value)),
+      },
+    },
+    { context: { code }, ...options },
+  );
+}
+
+/**
  * At most `max` characters, counted as PostgreSQL's varchar(n) counts them: Unicode code points.
  * (class-validator's MaxLength counts an emoji as one but U+FE0F as none, so a string it accepts
  * could overflow the column.)
  */
 function MaxCharacters(max: number): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'maxLength',
-      constraints: [max],
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || [...value].length <= max,
-        defaultMessage: () => `must be at most ${max} characters`,
-      },
-    },
-    { context: { code: 'too_long' } },
+  return Rule(
+    'maxLength',
+    'too_long',
+    `must be at most ${max} characters`,
+    (value) => typeof value !== 'string' || [...value].length <= max,
   );
 }
 
@@ -80,15 +97,11 @@ export function IsName(max = 200): PropertyDecorator {
     IsString(),
     MinLength(1, { context: { code: 'too_short' }, message: 'must not be empty' }),
     MaxCharacters(max),
-    ValidateBy(
-      {
-        name: 'notBlank',
-        validator: {
-          validate: (value: unknown) => typeof value !== 'string' || !isBlank(value),
-          defaultMessage: () => 'must not be blank (only spaces or invisible characters)',
-        },
-      },
-      { context: { code: 'blank' } },
+    Rule(
+      'notBlank',
+      'blank',
+      'must not be blank (only spaces or invisible characters)',
+      (value) => typeof value !== 'string' || !isBlank(value),
     ),
   );
 }
@@ -100,19 +113,15 @@ export function IsDescription(): PropertyDecorator {
 
 /** A money or rate amount as a decimal string (docs/api.md §1). */
 export function IsDecimalString(options?: ValidationOptions): PropertyDecorator {
-  return documented({ pattern: DECIMAL_PATTERN.source }, (target, propertyKey) =>
-    registerDecorator({
-      name: 'isDecimalString',
-      target: target.constructor,
-      propertyName: String(propertyKey),
-      options: {
-        message:
-          'must be a decimal string such as "0.25" (up to 18 integer and 12 fractional digits)',
-        context: { code: 'invalid_decimal' },
-        ...options,
-      },
-      validator: { validate: (value: unknown) => isDecimalString(value) },
-    }),
+  return documented(
+    { pattern: DECIMAL_PATTERN.source },
+    Rule(
+      'isDecimalString',
+      'invalid_decimal',
+      'must be a decimal string such as "0.25" (up to 18 integer and 12 fractional digits)',
+      isDecimalString,
+      options,
+    ),
   );
 }
 
@@ -140,17 +149,12 @@ export function metadataSchema(opts: { allowNullValues?: boolean } = {}) {
 
 /** A metadata object (docs/api.md §1); `allowNull` lets PATCH remove keys with null values. */
 export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDecorator {
-  const validate: PropertyDecorator = (target, propertyKey) =>
-    registerDecorator({
-      name: 'isMetadata',
-      target: target.constructor,
-      propertyName: String(propertyKey),
-      options: { context: { code: 'invalid_metadata' } },
-      validator: {
-        validate: (value: unknown) => validateMetadata(value, opts) === null,
-        defaultMessage: (args) => validateMetadata(args?.value, opts) ?? 'is invalid',
-      },
-    });
+  const validate = Rule(
+    'isMetadata',
+    'invalid_metadata',
+    (value) => validateMetadata(value, opts) ?? 'is invalid',
+    (value) => validateMetadata(value, opts) === null,
+  );
   return applyDecorators(validate, schemaDefaults(metadataSchema(opts)));
 }
 
@@ -160,15 +164,7 @@ export function IsMetadata(opts: { allowNullValues?: boolean } = {}): PropertyDe
  * the Swagger plugin reads that decorator from the source to leave the field out of the schema.
  */
 export function NotAllowed(message: string, code = 'field_not_allowed'): PropertyDecorator {
-  return (target: object, propertyKey: string | symbol) => {
-    registerDecorator({
-      name: 'notAllowed',
-      target: target.constructor,
-      propertyName: String(propertyKey),
-      options: { message, context: { code } },
-      validator: { validate: (value: unknown) => value === undefined },
-    });
-  };
+  return Rule('notAllowed', code, message, (value) => value === undefined);
 }
 
 /** Query strings: `true`/`false` become booleans; anything else stays and fails IsBoolean. */

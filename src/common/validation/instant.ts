@@ -1,5 +1,4 @@
-import { registerDecorator } from 'class-validator';
-import { documented } from './decorators';
+import { Rule, documented } from './decorators';
 
 /** An instant as the API writes it: ISO 8601, UTC with a `Z`, milliseconds optional. */
 export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
@@ -25,17 +24,13 @@ export function parseInstant(value: unknown): Date | null {
 
 /** An ISO 8601 UTC instant (`2026-01-31T12:00:00.000Z`): 400 `invalid_instant` otherwise. */
 export function IsInstant(): PropertyDecorator {
-  return documented({ pattern: INSTANT_PATTERN.source }, (target, propertyKey) =>
-    registerDecorator({
-      name: 'isInstant',
-      target: target.constructor,
-      propertyName: String(propertyKey),
-      options: {
-        message:
-          'must be an ISO 8601 instant in UTC with a Z, such as "2026-01-31T12:00:00.000Z" (years 2000-2999)',
-        context: { code: 'invalid_instant' },
-      },
-      validator: { validate: (value: unknown) => parseInstant(value) !== null },
-    }),
+  return documented(
+    { pattern: INSTANT_PATTERN.source },
+    Rule(
+      'isInstant',
+      'invalid_instant',
+      'must be an ISO 8601 instant in UTC with a Z, such as "2026-01-31T12:00:00.000Z" (years 2000-2999)',
+      (value) => parseInstant(value) !== null,
+    ),
   );
 }

@@ -2,6 +2,7 @@ import { PaginationResponse } from '../../common/dto/pagination.response';
 import { ApiProperty } from '@nestjs/swagger';
 import { ID_PREFIXES } from '../../common/ids';
 import { Metadata, sortedMetadata } from '../../common/metadata';
+import { metadataSchema } from '../../common/validation/decorators';
 import { ACCOUNT_STATUSES, AccountStatus } from '../account-status';
 import {
   ACCOUNT_HOLDER_TYPES,
@@ -36,9 +37,7 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ example: 'USD' })
   currency: string;
 
-  /**
-   * Redacted: "****" and `last4`. The full number is never returned.
-   */
+  /** Redacted: "****" and `last4`. The full number is never returned. */
   @ApiProperty({ example: '****6789', pattern: '^\\*{4}[A-Z0-9]{2,4}$' })
   accountNumber: string;
 
@@ -67,11 +66,7 @@ export class ExternalBankAccountResponse {
   @ApiProperty({ type: String, nullable: true, example: null })
   statusReason: string | null;
 
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
-    example: { payoutSchedule: 'weekly' },
-  })
+  @ApiProperty({ ...metadataSchema(), example: { payoutSchedule: 'weekly' } })
   metadata: Metadata;
 
   @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00.000Z' })

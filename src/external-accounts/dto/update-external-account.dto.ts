@@ -1,11 +1,13 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsIn, IsOptional, IsString } from 'class-validator';
 import { MetadataPatch } from '../../common/metadata';
 import {
   IsMetadata,
   IsName,
   IsOptionalNotNull,
   NotAllowed,
+  Rule,
 } from '../../common/validation/decorators';
 import { ACCOUNT_STATUSES, STATUS_REQUESTS, StatusRequest } from '../account-status';
 import { ACCOUNT_HOLDER_TYPES, AccountHolderType } from '../entities/external-bank-account.entity';
@@ -19,35 +21,24 @@ const isAccountStatus = (value: unknown) =>
  * value is an invalid_value. The two rules fail apart, so each value gets one message.
  */
 function IsStatusRequest(): PropertyDecorator {
-  const setByVerification = ValidateBy(
-    {
-      name: 'statusSetByVerification',
-      validator: {
-        validate: (value: unknown) => !isAccountStatus(value),
-        defaultMessage: (args) =>
-          `"${String(args?.value)}" is set by the verification process, never by a client: send "new" to submit the account for verification again`,
-      },
-    },
-    { context: { code: 'status_set_by_verification' } },
+  return applyDecorators(
+    Rule(
+      'statusSetByVerification',
+      'status_set_by_verification',
+      (value) =>
+        `"${String(value)}" is set by the verification process, never by a client: send "new" to submit the account for verification again`,
+      (value) => !isAccountStatus(value),
+    ),
+    Rule(
+      'isStatusRequest',
+      'invalid_value',
+      'must be "new", which submits the account for verification again (the verification process sets "pending", "verified" and "errored")',
+      (value) => value === 'new' || isAccountStatus(value),
+    ),
   );
-  const isNew = ValidateBy(
-    {
-      name: 'isStatusRequest',
-      validator: {
-        validate: (value: unknown) => value === 'new' || isAccountStatus(value),
-        defaultMessage: () =>
-          'must be "new", which submits the account for verification again (the verification process sets "pending", "verified" and "errored")',
-      },
-    },
-    { context: { code: 'invalid_value' } },
-  );
-  return (target: object, property: string | symbol) => {
-    setByVerification(target, property);
-    isNew(target, property);
-  };
 }
 
-const BANK_DETAILS_FIXED =
+export const BANK_DETAILS_FIXED =
   'bank details never change: create a new external account (POST /v0/externalAccounts) and delete this one';
 
 /** PATCH body (the seed's section 4.2): every field optional; an empty body changes nothing. */

@@ -18,9 +18,7 @@ export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
 @Index(
   'ix_external_bank_accounts_org_mode_live',
   ['organizationId', 'livemode', 'createdAt', 'id'],
-  {
-    where: '"deleted_at" IS NULL',
-  },
+  { where: '"deleted_at" IS NULL' },
 )
 @Index(
   'ix_external_bank_accounts_org_mode_status_live',
@@ -40,10 +38,7 @@ export type AccountHolderType = (typeof ACCOUNT_HOLDER_TYPES)[number];
 @Index(
   'ux_external_bank_accounts_org_mode_fingerprint',
   ['organizationId', 'livemode', 'fingerprint'],
-  {
-    unique: true,
-    where: '"deleted_at" IS NULL',
-  },
+  { unique: true, where: '"deleted_at" IS NULL' },
 )
 // The operator's queue: pending accounts of a mode, oldest first, across organizations and for
 // one (migration 1763700013000). Partial on pending, so that no list finds them cheaper.

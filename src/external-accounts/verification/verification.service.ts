@@ -24,13 +24,6 @@ import { VERIFIERS, Verifier } from './verifier';
 /** The most accounts `awaitingOperator` lists at once. */
 export const MAX_AWAITING_OPERATOR = 1000;
 
-/** The operator's queue: the oldest live accounts waiting, and whether more wait behind them. */
-export interface AwaitingOperator {
-  /** Each account as GET shows it, with the ETag a decision on it must name (`--etag`). */
-  data: (ExternalBankAccountResponse & { etag: string })[];
-  hasMore: boolean;
-}
-
 /**
  * Verification of external bank accounts (docs/api.md §5.5, docs/verification.md): which
  * verifier decides an account, when a submission is due, and the one way an outcome is written.
@@ -78,39 +71,39 @@ export class VerificationService {
     outcome: VerificationOutcome,
   ): Promise<ExternalBankAccountResponse | null> {
     return this.db.transaction(async (m) => {
-      const account = await this.accounts.findById(m, claimed.id, true);
-      if (
-        !account ||
-        account.status !== 'pending' ||
-        account.verificationSubmission !== claimed.verificationSubmission
-      ) {
-        return null;
-      }
-      return this.write(m, account, outcome, SYSTEM);
+      const account = await this.stillClaimed(m, claimed);
+      return account?.status === 'pending' ? this.write(m, account, outcome, SYSTEM) : null;
     });
   }
 
   /** Takes an account off the worker's list (its verifier is not automatic any more). */
   async release(claimed: ExternalBankAccount): Promise<void> {
     await this.db.transaction(async (m) => {
-      const account = await this.accounts.findById(m, claimed.id, true);
-      if (account?.verificationSubmission === claimed.verificationSubmission) {
-        await this.accounts.setDue(m, [account.id], null);
-      }
+      const account = await this.stillClaimed(m, claimed);
+      if (account) await this.accounts.setDue(m, [account.id], null);
     });
+  }
+
+  /** The account `claimed` was, locked, while it is still at that submission (and undeleted). */
+  private async stillClaimed(
+    m: EntityManager,
+    claimed: ExternalBankAccount,
+  ): Promise<ExternalBankAccount | null> {
+    const account = await this.accounts.findById(m, claimed.id, true);
+    return account?.verificationSubmission === claimed.verificationSubmission ? account : null;
   }
 
   /**
    * The operator's queue: live accounts waiting for a decision, oldest first, of one
-   * organization or of all, up to `limit`; account numbers redacted as in responses.
+   * organization or of all, up to `limit`, and whether more wait behind them. Each as GET shows
+   * it (account numbers redacted), with the ETag a decision on it must name (`--etag`).
    */
-  async awaitingOperator(organizationId?: string, limit = 100): Promise<AwaitingOperator> {
+  async awaitingOperator(organizationId?: string, limit = 100) {
     const take = Math.max(1, Math.min(limit, MAX_AWAITING_OPERATOR));
     const rows = await this.db.read((m) =>
       this.accounts.awaitingOperator(m, organizationId, take + 1),
     );
     return {
-      // Each with its ETag, which the decision must name (decideAsOperator).
       data: rows.slice(0, take).map((row) => {
         const view = toExternalBankAccountResponse(row);
         return { ...view, etag: etagOf(view) };

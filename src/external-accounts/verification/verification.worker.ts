@@ -51,19 +51,17 @@ export class VerificationWorker implements OnModuleInit {
     }
     const outcome = await verifier.decide(account);
     const after = await this.verification.recordOutcome(account, outcome);
-    const fields = {
-      accountId: account.id,
-      livemode: account.livemode,
-      submission: account.verificationSubmission,
-      verifier: verifier.name,
-    };
-    if (after) {
-      this.logger.info(
-        { ...fields, status: after.status, statusReason: after.statusReason },
-        'external bank account verification decided',
-      );
-    } else {
-      this.logger.info(fields, 'verification outcome dropped: the submission was superseded');
-    }
+    this.logger.info(
+      {
+        accountId: account.id,
+        livemode: account.livemode,
+        submission: account.verificationSubmission,
+        verifier: verifier.name,
+        ...(after ? { status: after.status, statusReason: after.statusReason } : {}),
+      },
+      after
+        ? 'external bank account verification decided'
+        : 'verification outcome dropped: the submission was superseded',
+    );
   }
 }

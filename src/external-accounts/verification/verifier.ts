@@ -4,7 +4,7 @@ import { ExternalBankAccount } from '../entities/external-bank-account.entity';
 /**
  * Who decides whether an external bank account is real and belongs to its holder
  * (docs/verification.md). Each verifier says which accounts it handles; the first one in
- * VERIFIERS (verifiers.ts) that handles an account verifies it.
+ * VERIFIERS (external-accounts.module.ts) that handles an account verifies it.
  *
  * - An automatic verifier is asked by the verification worker, `delayMs` after the account was
  *   submitted, outside any transaction, and answers with the outcome. It may take its time (a
@@ -37,5 +37,5 @@ export interface ManualVerifier extends VerifierBase {
   readonly kind: 'manual';
 }
 
-/** The multi-provider token: every verifier, in the order they are asked (verifiers.ts). */
+/** The multi-provider token: every verifier, in the order they are asked (VERIFIER_CLASSES). */
 export const VERIFIERS = Symbol('VERIFIERS');
