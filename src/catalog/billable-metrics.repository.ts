@@ -13,8 +13,12 @@ export class BillableMetricsRepository {
     await m.insert(BillableMetric, metric);
   }
 
-  find(m: EntityManager, tenant: Tenant, id: string): Promise<BillableMetric | null> {
-    return m.findOneBy(BillableMetric, { id, ...ownedBy(tenant) });
+  /** The tenant's metric; locked for a read-modify-write on PostgreSQL when `lock` is set. */
+  find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<BillableMetric | null> {
+    return m.findOne(BillableMetric, {
+      where: { id, ...ownedBy(tenant) },
+      lock: lock ? this.db.rowLock : undefined,
+    });
   }
 
   /** The metrics that count events of one of `types` (by eventType, or by id without one). */
@@ -31,19 +35,11 @@ export class BillableMetricsRepository {
     return m.find(BillableMetric, { where });
   }
 
-  /** The metric, locked for a read-modify-write on PostgreSQL (SQLite serializes writes). */
-  findForUpdate(m: EntityManager, tenant: Tenant, id: string): Promise<BillableMetric | null> {
-    return m.findOne(BillableMetric, { where: { id, ...ownedBy(tenant) }, lock: this.db.rowLock });
-  }
-
   exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
     return m.exists(BillableMetric, { where: { id, ...ownedBy(tenant) } });
   }
 
-  /**
-   * The product of each of the organization's metrics (in this mode) among `ids`; missing ones
-   * are absent.
-   */
+  /** The product of each of the tenant's metrics among `ids`; missing ones are absent. */
   async productsOf(
     m: EntityManager,
     tenant: Tenant,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../common/errors';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { assertOwnMerchant } from '../common/merchant';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
@@ -31,7 +31,14 @@ export class BillableMetricsService {
     const { organizationId, livemode } = caller.principal;
     assertOwnMerchant(organizationId, dto.merchantId);
     return this.db.transaction(async (m) => {
-      await this.catalog.requireProduct(m, caller.principal, dto.productId, 'productId');
+      if (!(await this.catalog.hasProduct(m, caller.principal, dto.productId))) {
+        throw ValidationFailedError.field(
+          'productId',
+          'product_not_found',
+          `no product '${dto.productId}' in your organization`,
+          'PRODUCT_NOT_FOUND',
+        );
+      }
       const now = new Date();
       const metric: BillableMetric = {
         id: newId(ID_PREFIXES.billableMetric),
@@ -85,7 +92,7 @@ export class BillableMetricsService {
     return this.db.transaction(
       (m) =>
         lockedUpdate({
-          load: () => this.metrics.findForUpdate(m, tenant, id),
+          load: () => this.metrics.find(m, tenant, id, true),
           notFound: () => new NotFoundError('billableMetric', id),
           view: toBillableMetricResponse,
           ifMatch,

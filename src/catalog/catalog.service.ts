@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf } from '../common/ids';
 import { Tenant } from '../common/tenant';
 import { BillableMetricsRepository } from './billable-metrics.repository';
@@ -36,25 +35,6 @@ export class CatalogService {
   /** True when `id` is one of this organization's products in this mode (false for a malformed id). */
   async hasProduct(m: EntityManager, tenant: Tenant, id: unknown): Promise<boolean> {
     return isIdOf(ID_PREFIXES.product, id) && this.products.exists(m, tenant, id);
-  }
-
-  /**
-   * For a product id sent in a body (`productId` of a billable metric): 400 naming the field,
-   * code PRODUCT_NOT_FOUND, when it is not one of this organization's products.
-   */
-  async requireProduct(
-    m: EntityManager,
-    tenant: Tenant,
-    id: string,
-    field = 'productId',
-  ): Promise<void> {
-    if (await this.hasProduct(m, tenant, id)) return;
-    throw ValidationFailedError.field(
-      field,
-      'product_not_found',
-      `no product '${id}' in your organization`,
-      'PRODUCT_NOT_FOUND',
-    );
   }
 
   /** True when `id` is one of this organization's billable metrics in this mode (false for a malformed id). */

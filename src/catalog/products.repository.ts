@@ -13,16 +13,14 @@ export class ProductsRepository {
     await m.insert(Product, product);
   }
 
-  find(m: EntityManager, tenant: Tenant, id: string): Promise<Product | null> {
-    return m.findOneBy(Product, { id, ...ownedBy(tenant) });
+  /** The tenant's product; locked for a read-modify-write on PostgreSQL when `lock` is set. */
+  find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<Product | null> {
+    return m.findOne(Product, {
+      where: { id, ...ownedBy(tenant) },
+      lock: lock ? this.db.rowLock : undefined,
+    });
   }
 
-  /** The product, locked for a read-modify-write on PostgreSQL (SQLite serializes writes). */
-  findForUpdate(m: EntityManager, tenant: Tenant, id: string): Promise<Product | null> {
-    return m.findOne(Product, { where: { id, ...ownedBy(tenant) }, lock: this.db.rowLock });
-  }
-
-  /** Whether the organization has this product in this mode. */
   exists(m: EntityManager, tenant: Tenant, id: string): Promise<boolean> {
     return m.exists(Product, { where: { id, ...ownedBy(tenant) } });
   }

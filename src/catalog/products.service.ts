@@ -75,7 +75,7 @@ export class ProductsService {
     return this.db.transaction(
       (m) =>
         lockedUpdate({
-          load: () => this.products.findForUpdate(m, tenant, id),
+          load: () => this.products.find(m, tenant, id, true),
           notFound: () => new NotFoundError('product', id),
           view: toProductResponse,
           ifMatch,

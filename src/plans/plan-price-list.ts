@@ -1,16 +1,12 @@
 import { FieldError, ValidationFailedError } from '../common/errors';
 import { ID_PREFIXES, isIdOf } from '../common/ids';
+import type { Price } from './entities/price.entity';
 import { PriceInUseError } from './plans.errors';
 
-/** What the plan rules need to know about one listed price. */
-export interface PriceCandidate {
-  id: string;
-  planId: string | null;
-  deletedAt: Date | null;
-  billableMetricId: string;
-  /** The product of the price's billable metric. */
+/** What the plan rules need to know about one listed price, with its metric's product. */
+export type PriceCandidate = Pick<Price, 'id' | 'planId' | 'deletedAt' | 'billableMetricId'> & {
   metricProductId: string;
-}
+};
 
 const notFound = (field: string, id: unknown): FieldError => ({
   field,
@@ -22,11 +18,11 @@ const notFound = (field: string, id: unknown): FieldError => ({
  * The checks that need no database: every entry a string with a price id's shape, and no id
  * twice. Returns the ids in request order; throws a 400 naming each bad `prices[i]`.
  */
-export function checkPriceIdList(list: unknown[], path = 'prices'): string[] {
+export function checkPriceIdList(list: unknown[]): string[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   list.forEach((id, i) => {
-    const field = `${path}[${i}]`;
+    const field = `prices[${i}]`;
     if (typeof id !== 'string') {
       errors.push({ field, code: 'invalid_type', message: 'must be a price id (a string)' });
     } else if (!isIdOf(ID_PREFIXES.price, id)) {
@@ -52,13 +48,12 @@ export function assertPricesUsable(
   found: ReadonlyMap<string, PriceCandidate>,
   productId: string,
   planId: string | null,
-  path = 'prices',
 ): void {
   const invalid: FieldError[] = [];
   const inUse: FieldError[] = [];
   const metrics = new Map<string, number>();
   ids.forEach((id, i) => {
-    const field = `${path}[${i}]`;
+    const field = `prices[${i}]`;
     const price = found.get(id);
     if (!price) {
       invalid.push(notFound(field, id));
@@ -74,7 +69,7 @@ export function assertPricesUsable(
       invalid.push({
         field,
         code: 'duplicate_billable_metric',
-        message: `${id} is for billable metric ${price.billableMetricId}, already priced by ${path}[${metrics.get(price.billableMetricId)}]`,
+        message: `${id} is for billable metric ${price.billableMetricId}, already priced by prices[${metrics.get(price.billableMetricId)}]`,
       });
     } else {
       metrics.set(price.billableMetricId, i);

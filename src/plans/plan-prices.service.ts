@@ -46,35 +46,14 @@ export class PlanPricesService {
     const now = new Date();
     const wanted = new Set(priceIds);
     const dropped = current.filter((p) => !wanted.has(p.id));
-    if (dropped.length > 0) {
-      await this.prices.free(
-        m,
-        plan.id,
-        dropped.map((p) => p.id),
-        now,
-      );
-    }
+    const droppedIds = dropped.map((p) => p.id);
+    if (droppedIds.length > 0) await this.prices.free(m, plan.id, droppedIds, now);
     const prices = priceIds.map((pid) => found.get(pid)!);
     const pricesBefore = prices.map(toPriceResponse);
-    const kept = new Map<string, number>();
-    prices.forEach((p, i) => {
-      if (p.planId === plan.id && p.planPosition !== i) kept.set(p.id, i);
-    });
-    await this.attach(
-      m,
-      plan,
-      prices.filter((p) => p.planId === null),
-      kept,
-      now,
-      prices,
-    );
+    await this.attach(m, plan, prices, now);
     const freed = dropped.map((p) => ({ ...p, planId: null, planPosition: null, updatedAt: now }));
-    await this.recordChanges(
-      m,
-      caller,
-      [...dropped.map(toPriceResponse), ...pricesBefore],
-      [...freed, ...prices],
-    );
+    const before = [...dropped.map(toPriceResponse), ...pricesBefore];
+    await this.recordChanges(m, caller, before, [...freed, ...prices]);
     return { prices, now };
   }
 
@@ -85,31 +64,24 @@ export class PlanPricesService {
     before: PriceResponse[],
     after: Price[],
   ): Promise<void> {
-    for (let i = 0; i < after.length; i++) {
-      await this.events.recordUpdate(
-        m,
-        { ...caller, type: 'price.updated' },
-        before[i],
-        toPriceResponse(after[i]),
-      );
+    const type = 'price.updated';
+    for (const [i, price] of after.entries()) {
+      await this.events.recordUpdate(m, { ...caller, type }, before[i], toPriceResponse(price));
     }
   }
 
   /**
-   * Takes free prices into the plan (one conditional UPDATE; a count short of the list means
-   * another plan or a delete got there first: 409) and moves `reordered` prices already in the
-   * plan to their new positions. Updates the loaded entities to match what was written.
+   * Makes `prices` the plan's list, in this order: takes the free ones (one conditional UPDATE; a
+   * count short of them means another plan or a delete got there first: 409) and moves those
+   * already in the plan to their new positions. Updates the loaded entities to match.
    */
-  async attach(
-    m: EntityManager,
-    plan: Plan,
-    free: LoadedPrice[],
-    reordered: Map<string, number>,
-    now: Date,
-    order: Price[] = free,
-  ): Promise<void> {
+  async attach(m: EntityManager, plan: Plan, prices: LoadedPrice[], now: Date): Promise<void> {
     const planId = plan.id;
-    const positions = new Map(order.map((p, i) => [p.id, i]));
+    const positions = new Map(prices.map((p, i) => [p.id, i]));
+    const free = prices.filter((p) => p.planId === null);
+    const moved = prices
+      .filter((p, i) => p.planId === planId && p.planPosition !== i)
+      .map((p) => p.id);
     if (free.length > 0) {
       const ids = free.map((p) => p.id);
       const taken = await this.prices.take(m, planId, ids, positions, now);
@@ -121,10 +93,8 @@ export class PlanPricesService {
       }
       for (const p of free) Object.assign(p, { planId, updatedAt: now });
     }
-    if (reordered.size > 0) {
-      await this.prices.reorder(m, planId, [...reordered.keys()], positions);
-    }
-    for (const p of order) p.planPosition = positions.get(p.id)!;
+    if (moved.length > 0) await this.prices.reorder(m, planId, moved, positions);
+    for (const p of prices) p.planPosition = positions.get(p.id)!;
   }
 
   /**

@@ -31,9 +31,7 @@ const candidate = (id: string, over: Partial<PriceCandidate> = {}): PriceCandida
 
 /** What assertPricesUsable throws for these listed prices. */
 const pricesRule = (ids: string[], found: PriceCandidate[]) =>
-  thrownBy(() =>
-    assertPricesUsable(ids, new Map(found.map((p) => [p.id, p])), PRODUCT, null, 'prices'),
-  );
+  thrownBy(() => assertPricesUsable(ids, new Map(found.map((p) => [p.id, p])), PRODUCT, null));
 
 const field = (error: FieldError) => new ValidationFailedError([error]);
 
@@ -106,38 +104,32 @@ export const ApiUpdatePlanErrors = () =>
 const properties = parsePriceProperties('standard', { unitPrice: 0.25 });
 
 export const ApiCreatePriceErrors = () =>
-  applyDecorators(
-    ApiErrorResponse(
-      'validation_error: a field, or properties that do not fit the model',
-      [
-        'billableMetricId is not a billable metric of yours',
-        field({
-          field: 'billableMetricId',
-          code: 'billable_metric_not_found',
-          message: `no billable metric '${METRIC}' in your organization`,
-        }),
-      ],
-      [
-        'An amount sent as a number',
-        new ValidationFailedError(properties.ok ? [] : properties.errors),
-      ],
-    ),
+  ApiErrorResponse(
+    'validation_error: a field, or properties that do not fit the model',
+    [
+      'billableMetricId is not a billable metric of yours',
+      field({
+        field: 'billableMetricId',
+        code: 'billable_metric_not_found',
+        message: `no billable metric '${METRIC}' in your organization`,
+      }),
+    ],
+    [
+      'An amount sent as a number',
+      new ValidationFailedError(properties.ok ? [] : properties.errors),
+    ],
   );
 
 export const ApiUpdatePriceErrors = () =>
-  applyDecorators(
-    ApiErrorResponse('conflict: PRICE_DELETED, a deleted price no longer changes', [
-      'The price was deleted',
-      new PriceDeletedError(PRICE),
-    ]),
-  );
+  ApiErrorResponse('conflict: PRICE_DELETED, a deleted price no longer changes', [
+    'The price was deleted',
+    new PriceDeletedError(PRICE),
+  ]);
 
 export const ApiDeletePriceErrors = () =>
-  applyDecorators(
-    ApiErrorResponse('conflict: PRICE_IN_USE, the price is in a live plan', [
-      'The price is in a live plan',
-      new PriceInUseError(
-        `Price ${PRICE} is in plan ${PLAN}; remove it from the plan (PATCH /v0/plans/${PLAN}) or delete the plan first`,
-      ),
-    ]),
-  );
+  ApiErrorResponse('conflict: PRICE_IN_USE, the price is in a live plan', [
+    'The price is in a live plan',
+    new PriceInUseError(
+      `Price ${PRICE} is in plan ${PLAN}; remove it from the plan (PATCH /v0/plans/${PLAN}) or delete the plan first`,
+    ),
+  ]);

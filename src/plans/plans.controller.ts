@@ -1,16 +1,14 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../platform/caller';
 import { ApiCommonResponses, ApiForbiddenMerchant, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
-import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePlanDto } from './dto/create-plan.dto';
 import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { CREATE_PLAN_EXAMPLES, PLAN_EXAMPLE } from './dto/plan.examples';
 import { PlanListResponse, PlanResponse } from './dto/plan.response';
-import { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 import { UpdatePlanDto } from './dto/update-plan.dto';
 import { ApiCreatePlanErrors, ApiUpdatePlanErrors } from './plans.api-docs';
 import { PlansService } from './plans.service';
@@ -18,7 +16,6 @@ import { PlansService } from './plans.service';
 /** Plans (docs/api.md §5.4). If-Match, 412, ETag and 304 are documented once for every route. */
 @ApiTags('Plans')
 @ApiCommonResponses()
-@ApiExtraModels(...PRICE_PROPERTIES_MODELS)
 @Controller('v0/plans')
 export class PlansController {
   constructor(private readonly plans: PlansService) {}
@@ -41,10 +38,7 @@ export class PlansController {
   @Get()
   @ApiOkResponse({ type: PlanListResponse })
   @ApiForbiddenMerchant()
-  list(
-    @CurrentCaller() caller: Caller,
-    @Query() query: ListPlansQueryDto,
-  ): Promise<ListResponse<PlanResponse>> {
+  list(@CurrentCaller() caller: Caller, @Query() query: ListPlansQueryDto) {
     return this.plans.list(caller.principal, query);
   }
 

@@ -2,13 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, IsNull } from 'typeorm';
 import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
+import { ListPlansQueryDto } from './dto/list-plans-query.dto';
 import { PlanCount } from './entities/plan-count.entity';
 import { Plan } from './entities/plan.entity';
-
-export interface PlanFilter {
-  productId?: string;
-  includeDeleted?: boolean;
-}
 
 /** The queries of plans and their counts, on the entity manager of the caller's unit of work. */
 @Injectable()
@@ -40,21 +36,20 @@ export class PlansRepository {
   async page(
     m: EntityManager,
     tenant: Tenant,
-    filter: PlanFilter,
-    page: { limit: number; offset: number },
+    query: ListPlansQueryDto,
   ): Promise<[Plan[], number]> {
     const where: FindOptionsWhere<Plan> = ownedBy(tenant);
-    if (filter.productId) where.productId = filter.productId;
-    if (!filter.includeDeleted) where.deletedAt = IsNull();
+    if (query.productId) where.productId = query.productId;
+    if (!query.includeDeleted) where.deletedAt = IsNull();
     const plans = await m.find(Plan, {
       where,
       order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
+      take: query.limit,
+      skip: query.offset,
     });
     const counts: FindOptionsWhere<PlanCount> = ownedBy(tenant);
-    if (filter.productId) counts.productId = filter.productId;
-    if (!filter.includeDeleted) counts.deleted = 0;
+    if (query.productId) counts.productId = query.productId;
+    if (!query.includeDeleted) counts.deleted = 0;
     const total = await m.sum(PlanCount, 'plans', counts);
     return [plans, Number(total ?? 0)];
   }

@@ -94,7 +94,7 @@ export class PlansService {
       await this.plans.insert(m, plan);
       const prices = priceIds.map((id) => found.get(id)!);
       const pricesBefore = prices.map(toPriceResponse);
-      await this.planPrices.attach(m, plan, prices, new Map(), now);
+      await this.planPrices.attach(m, plan, prices, now);
       await this.plans.count(m, plan, 0, +1);
       const response = toPlanResponse(plan, prices);
       await this.events.record(m, { ...caller, type: 'plan.created', object: response });
@@ -115,17 +115,10 @@ export class PlansService {
     assertOwnMerchant(tenant.organizationId, query.merchantId);
     // The page, its total and the plans' prices, in one snapshot.
     return this.db.snapshot(async (m) => {
-      const [plans, total] = await this.plans.page(m, tenant, query, query);
-      const prices =
-        plans.length === 0
-          ? []
-          : await this.prices.ofPlans(
-              m,
-              plans.map((p) => p.id),
-            );
-      const byPlan = new Map<string, Price[]>(plans.map((p) => [p.id, []]));
-      for (const price of prices) byPlan.get(price.planId!)?.push(price);
-      const data = plans.map((p) => toPlanResponse(p, byPlan.get(p.id)!));
+      const [plans, total] = await this.plans.page(m, tenant, query);
+      const planIds = plans.map((p) => p.id);
+      const prices = await this.pricesOfPlans(m, planIds);
+      const data = plans.map((p) => toPlanResponse(p, prices.get(p.id)!));
       return toListResponse(data, total, query);
     });
   }
@@ -174,8 +167,7 @@ export class PlansService {
           assertTermsMayChange(plan, changes, listChanged);
           if (listChanged) {
             // The plan's updatedAt moves with its prices', to the same instant.
-            const next = { ...plan, ...withoutUndefined(changes) };
-            const replaced = await this.planPrices.replace(m, caller, next, prices, priceIds);
+            const replaced = await this.planPrices.replace(m, caller, plan, prices, priceIds);
             prices = replaced.prices;
             changes.updatedAt = replaced.now;
           }
@@ -207,11 +199,8 @@ export class PlansService {
       await this.events.record(m, { ...caller, type: 'plan.deleted', object: response });
       // The plan's prices are deleted with it: one event for each.
       for (const price of prices) {
-        await this.events.record(m, {
-          ...caller,
-          type: 'price.deleted',
-          object: toPriceResponse(price),
-        });
+        const object = toPriceResponse(price);
+        await this.events.record(m, { ...caller, type: 'price.deleted', object });
       }
       return response;
     }, caller.commit);
@@ -219,19 +208,14 @@ export class PlansService {
 
   /**
    * The live plan a subscription names, locked, so that a plan write and a subscription write
-   * take turns (a frozen plan stays frozen): 400 PLAN_NOT_FOUND on `field` when it is not the
+   * take turns (a frozen plan stays frozen): 400 PLAN_NOT_FOUND on `planId` when it is not the
    * tenant's or was deleted. With the billable metrics its prices measure.
    */
-  async forSubscription(
-    m: EntityManager,
-    tenant: Tenant,
-    id: string,
-    field = 'planId',
-  ): Promise<SubscribablePlan> {
+  async forSubscription(m: EntityManager, tenant: Tenant, id: string): Promise<SubscribablePlan> {
     const plan = isIdOf(ID_PREFIXES.plan, id) ? await this.plans.find(m, tenant, id, true) : null;
     if (!plan || plan.deletedAt) {
       throw ValidationFailedError.field(
-        field,
+        'planId',
         'plan_not_found',
         `no plan '${id}' in your organization (in this mode), or it was deleted`,
         'PLAN_NOT_FOUND',
@@ -248,17 +232,22 @@ export class PlansService {
 
   /** The billable metrics each plan's prices measure, by plan id. */
   async metricsOfPlans(m: EntityManager, planIds: string[]): Promise<Map<string, string[]>> {
-    const byPlan = new Map<string, string[]>(planIds.map((id) => [id, []]));
-    if (planIds.length === 0) return byPlan;
-    for (const price of await this.prices.ofPlans(m, planIds)) {
-      byPlan.get(price.planId!)?.push(price.billableMetricId);
-    }
-    return byPlan;
+    const prices = await this.pricesOfPlans(m, planIds);
+    return new Map([...prices].map(([id, list]) => [id, list.map((p) => p.billableMetricId)]));
   }
 
   /** Adds `delta` to the plan's count of active and pending subscriptions (its freeze). */
   countSubscriptions(m: EntityManager, planId: string, delta: number): Promise<void> {
     return this.plans.addSubscriptions(m, planId, delta);
+  }
+
+  /** The prices of each plan, in plan order, by plan id. */
+  private async pricesOfPlans(m: EntityManager, planIds: string[]): Promise<Map<string, Price[]>> {
+    const byPlan = new Map<string, Price[]>(planIds.map((id) => [id, []]));
+    if (planIds.length === 0) return byPlan;
+    for (const price of await this.prices.ofPlans(m, planIds))
+      byPlan.get(price.planId!)?.push(price);
+    return byPlan;
   }
 
   private async find(m: EntityManager, tenant: Tenant, id: string, lock = false): Promise<Plan> {
@@ -284,10 +273,4 @@ function assertTermsMayChange(plan: Plan, changes: Partial<Plan>, listChanged: b
       'its billingInterval, tax, fixedFee and prices cannot change',
     );
   }
-}
-
-function withoutUndefined<T extends object>(changes: Partial<T>): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(changes).filter(([, value]) => value !== undefined),
-  ) as Partial<T>;
 }

@@ -1,5 +1,6 @@
 import { FieldError } from '../common/errors';
 import { compareDecimals, fractionDigits, isDecimalString } from '../common/money/decimal';
+import type { PRICE_PROPERTIES_MODELS } from './dto/price-properties.dto';
 
 /** Pricing models (docs/api.md §5.3) and the shape of `properties` for each. */
 export const PRICE_MODELS = [
@@ -12,48 +13,8 @@ export const PRICE_MODELS = [
 ] as const;
 export type PriceModel = (typeof PRICE_MODELS)[number];
 
-export interface StandardProperties {
-  unitPrice: string;
-}
-
-export interface DynamicProperties {
-  minPrice: string;
-  maxPrice: string;
-}
-
-export interface VolumeProperties {
-  default: string;
-  parameters: { function: 'linear'; gradient: string; min: string; max: string };
-}
-
-export interface PackageProperties {
-  packageSize: string;
-  packagePrice: string;
-}
-
-export interface GraduatedTier {
-  upTo: string | null;
-  unitPrice: string;
-  flatPrice: string;
-}
-
-export interface GraduatedProperties {
-  tiers: GraduatedTier[];
-}
-
-export interface PercentageProperties {
-  percentage: string;
-  minCharge: string;
-  maxCharge: string;
-}
-
-export type PriceProperties =
-  | StandardProperties
-  | DynamicProperties
-  | VolumeProperties
-  | PackageProperties
-  | GraduatedProperties
-  | PercentageProperties;
+/** The shape of each model's `properties`: the classes that document them (dto/price-properties.dto.ts). */
+export type PriceProperties = InstanceType<(typeof PRICE_PROPERTIES_MODELS)[number]>;
 
 /** How every price is billed: usage after the period that measured it (docs/api.md §5.3). */
 export const PAYMENT_TERMS = ['in_arrears'] as const;
@@ -85,19 +46,11 @@ const SHAPES: Record<PriceModel, Shape> = {
   percentage: { percentage: 'fraction', minCharge: 'decimal', maxCharge: 'decimal' },
 };
 
-/** Pairs that must be ordered, as paths inside `properties`: [lower, upper]. */
-const ORDERED: Record<PriceModel, [string[], string[]][]> = {
-  standard: [],
-  dynamic: [[['minPrice'], ['maxPrice']]],
-  volume: [
-    [
-      ['parameters', 'min'],
-      ['parameters', 'max'],
-    ],
-  ],
-  package: [],
-  graduated: [],
-  percentage: [[['minCharge'], ['maxCharge']]],
+/** The pair of each model whose lower bound must not exceed its upper: paths inside `properties`. */
+const ORDERED: Partial<Record<PriceModel, [string, string]>> = {
+  dynamic: ['minPrice', 'maxPrice'],
+  volume: ['parameters.min', 'parameters.max'],
+  percentage: ['minCharge', 'maxCharge'],
 };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -229,10 +182,11 @@ function walkTiers(value: unknown, path: string, errors: FieldError[]): unknown[
   });
 }
 
-function at(value: Record<string, unknown>, path: string[]): unknown {
+/** The amount at a dotted `path` in properties that passed `walk`. */
+function at(value: Record<string, unknown>, path: string): string {
   let current: unknown = value;
-  for (const key of path) current = isPlainObject(current) ? current[key] : undefined;
-  return current;
+  for (const key of path.split('.')) current = (current as Record<string, unknown>)[key];
+  return current as string;
 }
 
 export type PropertiesResult =
@@ -256,17 +210,15 @@ export function parsePriceProperties(
   }
   const errors: FieldError[] = [];
   const properties = walk(SHAPES[model], value, path, errors);
-  if (errors.length === 0) {
-    for (const [lowerPath, upperPath] of ORDERED[model]) {
-      const lower = at(properties, lowerPath) as string;
-      const upper = at(properties, upperPath) as string;
-      if (compareDecimals(lower, upper) > 0) {
-        errors.push({
-          field: `${path}.${lowerPath.join('.')}`,
-          code: 'invalid_range',
-          message: `must not be greater than ${upperPath[upperPath.length - 1]}`,
-        });
-      }
+  const ordered = ORDERED[model];
+  if (errors.length === 0 && ordered) {
+    const [lower, upper] = ordered;
+    if (compareDecimals(at(properties, lower), at(properties, upper)) > 0) {
+      errors.push({
+        field: `${path}.${lower}`,
+        code: 'invalid_range',
+        message: `must not be greater than ${upper.split('.').pop()}`,
+      });
     }
   }
   return errors.length > 0
@@ -276,29 +228,25 @@ export function parsePriceProperties(
 
 /** Stored properties (already valid) with their keys in the canonical order. */
 export function canonicalProperties(model: PriceModel, stored: unknown): PriceProperties {
-  return reorder(SHAPES[model], isPlainObject(stored) ? stored : {}) as unknown as PriceProperties;
+  return reorder(SHAPES[model], stored) as unknown as PriceProperties;
 }
 
 /**
  * `value`'s fields in `shape`'s order, without checking them again (they were checked when
  * written): on every read of a price, so it allocates only the objects it returns.
  */
-function reorder(shape: Shape, value: Record<string, unknown>): Record<string, unknown> {
+function reorder(shape: Shape, value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (!isPlainObject(value)) return out;
   for (const key in shape) {
     const rule = shape[key];
     const v = value[key];
     if (v === undefined) continue;
     if (rule === 'tiers' && Array.isArray(v)) {
-      out[key] = v.map((tier: unknown) =>
-        reorder(TIER, isPlainObject(tier) ? { flatPrice: '0', ...tier } : {}),
-      );
-      continue;
+      out[key] = v.map((tier: unknown) => reorder(TIER, { flatPrice: '0', ...(tier as object) }));
+    } else {
+      out[key] = typeof rule === 'object' && !Array.isArray(rule) ? reorder(rule as Shape, v) : v;
     }
-    out[key] =
-      typeof rule === 'object' && !Array.isArray(rule) && isPlainObject(v)
-        ? reorder(rule as Shape, v)
-        : v;
   }
   return out;
 }

@@ -10,7 +10,6 @@ import { Caller, CurrentCaller } from '../platform/caller';
 import { ApiCommonResponses, ApiNotFound } from '../platform/api-docs';
 import { IfMatch } from '../platform/etag';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator';
-import { ListResponse } from '../common/dto/list-query.dto';
 import { Created } from '../platform/created.decorator';
 import { CreatePriceDto } from './dto/create-price.dto';
 import { ListPricesQueryDto } from './dto/list-prices-query.dto';
@@ -42,10 +41,7 @@ export class PricesController {
   /** List prices, newest first; deleted prices only with includeDeleted=true. */
   @Get()
   @ApiOkResponse({ type: PriceListResponse })
-  list(
-    @CurrentCaller() caller: Caller,
-    @Query() query: ListPricesQueryDto,
-  ): Promise<ListResponse<PriceResponse>> {
+  list(@CurrentCaller() caller: Caller, @Query() query: ListPricesQueryDto) {
     return this.prices.list(caller.principal, query);
   }
 

@@ -2,13 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
+import { ListPricesQueryDto } from './dto/list-prices-query.dto';
 import { Price } from './entities/price.entity';
-
-export interface PriceFilter {
-  billableMetricId?: string;
-  planId?: string;
-  includeDeleted?: boolean;
-}
 
 /** The queries of prices, on the entity manager of the caller's unit of work. */
 @Injectable()
@@ -27,21 +22,16 @@ export class PricesRepository {
     });
   }
 
-  page(
-    m: EntityManager,
-    tenant: Tenant,
-    filter: PriceFilter,
-    page: { limit: number; offset: number },
-  ): Promise<[Price[], number]> {
+  page(m: EntityManager, tenant: Tenant, query: ListPricesQueryDto): Promise<[Price[], number]> {
     const where: FindOptionsWhere<Price> = ownedBy(tenant);
-    if (filter.billableMetricId) where.billableMetricId = filter.billableMetricId;
-    if (filter.planId) where.planId = filter.planId;
-    if (!filter.includeDeleted) where.deletedAt = IsNull();
+    if (query.billableMetricId) where.billableMetricId = query.billableMetricId;
+    if (query.planId) where.planId = query.planId;
+    if (!query.includeDeleted) where.deletedAt = IsNull();
     return m.findAndCount(Price, {
       where,
       order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
+      take: query.limit,
+      skip: query.offset,
     });
   }
 

@@ -87,7 +87,7 @@ export class PricesService {
   }
 
   async list(tenant: Tenant, query: ListPricesQueryDto): Promise<ListResponse<PriceResponse>> {
-    const [rows, total] = await this.db.snapshot((m) => this.prices.page(m, tenant, query, query));
+    const [rows, total] = await this.db.snapshot((m) => this.prices.page(m, tenant, query));
     return toListResponse(rows.map(toPriceResponse), total, query);
   }
 

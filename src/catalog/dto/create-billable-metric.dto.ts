@@ -20,15 +20,6 @@ import { IsMerchantId } from '../../common/merchant';
 /** A JSON path into an event's payload, such as `$.tokens` or `$.usage.input_tokens`. */
 export const VALUE_PROPERTY_PATTERN = /^\$\.[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 
-function isKnownAggregation(value: unknown): boolean {
-  return (AGGREGATIONS as readonly unknown[]).includes(value);
-}
-
-/** `valueProperty` is read by every aggregation but COUNT, which counts events. */
-function needsValueProperty(dto: CreateBillableMetricDto): boolean {
-  return isKnownAggregation(dto.aggregation) && dto.aggregation !== 'COUNT';
-}
-
 /** Sent with COUNT, a valueProperty would be silently ignored: refuse it instead. */
 function NotWithCount(): PropertyDecorator {
   return ValidateBy(
@@ -77,9 +68,11 @@ export class CreateBillableMetricDto {
     maxLength: 200,
     nullable: true,
   })
+  // Required by every known aggregation but COUNT, which counts events; checked whenever sent.
   @ValidateIf(
     (dto: CreateBillableMetricDto, value) =>
-      needsValueProperty(dto) || (value !== undefined && value !== null),
+      (dto.aggregation !== 'COUNT' && AGGREGATIONS.includes(dto.aggregation)) ||
+      (value !== undefined && value !== null),
   )
   @IsString()
   @MaxLength(200, { message: 'must be at most 200 characters' })

@@ -17,11 +17,7 @@ export class CreateProductDto {
   name: string;
 
   /** Free text, at most 2,000 characters; `null` or `""` for none. */
-  @ApiPropertyOptional({
-    example: 'Chat assistant billed by tokens',
-    maxLength: 2000,
-    nullable: true,
-  })
+  @ApiPropertyOptional({ example: 'Chat assistant billed by tokens', nullable: true })
   @IsOptional()
   @IsDescription()
   description?: string | null;

@@ -2,8 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsMerchantId } from '../../common/merchant';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
-import { ToBoolean } from '../../common/validation/decorators';
-import { IsIdShape } from '../../common/validation/decorators';
+import { IsIdShape, ToBoolean } from '../../common/validation/decorators';
 
 export class ListPlansQueryDto extends ListQueryDto {
   /** Only plans of this product. */

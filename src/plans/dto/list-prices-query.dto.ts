@@ -1,8 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { ListQueryDto } from '../../common/dto/list-query.dto';
-import { ToBoolean } from '../../common/validation/decorators';
-import { IsIdShape } from '../../common/validation/decorators';
+import { IsIdShape, ToBoolean } from '../../common/validation/decorators';
 
 export class ListPricesQueryDto extends ListQueryDto {
   /** Only prices of this billable metric. */

@@ -3,65 +3,50 @@
  * the caller's organization; another one is a 403). The ids that must name resources of your
  * own (productId, prices) are placeholders: replace them, or the 400 names the field.
  */
+const PLAN = {
+  name: 'Pro',
+  invoiceDisplayName: 'Pro plan',
+  description: 'Usage-based access to the API',
+  productId: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0PRD',
+  billingInterval: 'monthly',
+  currency: 'USD',
+  tax: { behavior: 'exclusive', code: 'txcd_10103001', rate: '8.25' },
+};
+
 export const CREATE_PLAN_EXAMPLES = {
   monthly: {
     summary: 'A monthly USD plan, no prices yet (replace productId with one of your products)',
-    value: {
-      name: 'Pro',
-      invoiceDisplayName: 'Pro plan',
-      description: 'Usage-based access to the API',
-      productId: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0PRD',
-      billingInterval: 'monthly',
-      currency: 'USD',
-      tax: { behavior: 'exclusive', code: 'txcd_10103001', rate: '8.25' },
-    },
+    value: PLAN,
   },
   seed: {
     summary: "The seed's plan with one price (replace productId and the price id with yours)",
-    value: {
-      name: 'Pro',
-      invoiceDisplayName: 'Pro plan',
-      description: 'Usage-based access to the API',
-      productId: 'prod_01JD3Y2Q6J8C4N1V9W5X7Z0PRD',
-      billingInterval: 'monthly',
-      currency: 'USD',
-      tax: { behavior: 'exclusive', code: 'txcd_10103001', rate: '8.25' },
-      prices: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0PRC'],
-    },
+    value: { ...PLAN, prices: ['price_01JD3Y2Q6J8C4N1V9W5X7Z0PRC'] },
   },
 };
+
+const price = (model: string, properties: object) => ({
+  billableMetricId: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0BMX',
+  model,
+  invoiceDisplayName: 'API calls',
+  properties,
+});
 
 /** A price per model; billableMetricId must name one of your billable metrics (400 otherwise). */
 export const CREATE_PRICE_EXAMPLES = {
   standard: {
     summary: 'A standard price: 0.25 per unit (replace billableMetricId with yours)',
-    value: {
-      billableMetricId: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0BMX',
-      model: 'standard',
-      invoiceDisplayName: 'API calls',
-      properties: { unitPrice: '0.25' },
-    },
+    value: price('standard', { unitPrice: '0.25' }),
   },
   dynamic: {
     summary: 'A dynamic price between 0.10 and 0.50 per unit',
-    value: {
-      billableMetricId: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0BMX',
-      model: 'dynamic',
-      invoiceDisplayName: 'API calls',
-      properties: { minPrice: '0.10', maxPrice: '0.50' },
-    },
+    value: price('dynamic', { minPrice: '0.10', maxPrice: '0.50' }),
   },
   volume: {
     summary: 'A volume price on a linear curve',
-    value: {
-      billableMetricId: 'bm_01JD3Y2Q6J8C4N1V9W5X7Z0BMX',
-      model: 'volume',
-      invoiceDisplayName: 'API calls',
-      properties: {
-        default: '0.20',
-        parameters: { function: 'linear', gradient: '0.001', min: '0', max: '10000' },
-      },
-    },
+    value: price('volume', {
+      default: '0.20',
+      parameters: { function: 'linear', gradient: '0.001', min: '0', max: '10000' },
+    }),
   },
 };
 

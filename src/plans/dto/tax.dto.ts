@@ -1,22 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsIn,
-  IsObject,
-  IsOptional,
-  IsString,
-  ValidateNested,
-  registerDecorator,
-} from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, ValidateBy, ValidateNested } from 'class-validator';
 import { compareDecimals, fractionDigits, isDecimalString } from '../../common/money/decimal';
 import { IsDecimalString, IsName, IsOptionalNotNull } from '../../common/validation/decorators';
 import { TAX_BEHAVIORS, TaxBehavior } from '../entities/plan.entity';
-
-/** A tax rate in percent: a decimal string from 0 to 100 with at most 4 decimals. */
-export function isTaxRate(value: unknown): boolean {
-  return isDecimalString(value) && fractionDigits(value) <= 4 && compareDecimals(value, '100') <= 0;
-}
 
 /**
  * What every bad rate is told, whatever made it bad: a JSON number (8.25), a string that is no
@@ -30,21 +18,23 @@ export const TAX_RATE_MESSAGE =
 export const TAX_RATE_PATTERN = '^(100(\\.0{1,4})?|[1-9]?[0-9](\\.[0-9]{1,4})?)$';
 
 /**
- * The range part of a tax rate. A value that is not a decimal string at all passes here and
- * fails IsDecimalString instead, so each bad rate gets exactly one error code.
+ * The range part of a tax rate: 0 to 100 with at most 4 decimals. A value that is not a decimal
+ * string at all passes here and fails IsDecimalString instead, so each bad rate gets exactly one
+ * error code.
  */
 function IsTaxRateRange(): PropertyDecorator {
-  return (target: object, propertyKey: string | symbol) =>
-    registerDecorator({
+  return ValidateBy(
+    {
       name: 'isTaxRate',
-      target: target.constructor,
-      propertyName: String(propertyKey),
-      options: {
-        message: TAX_RATE_MESSAGE,
-        context: { code: 'out_of_range' },
+      validator: {
+        validate: (value: unknown) =>
+          !isDecimalString(value) ||
+          (fractionDigits(value) <= 4 && compareDecimals(value, '100') <= 0),
+        defaultMessage: () => TAX_RATE_MESSAGE,
       },
-      validator: { validate: (value: unknown) => !isDecimalString(value) || isTaxRate(value) },
-    });
+    },
+    { context: { code: 'out_of_range' } },
+  );
 }
 
 /** Tax settings of a plan; keys left out keep their default (on create) or value (on PATCH). */

@@ -1,8 +1,8 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from 'typeorm';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Organization } from '../../auth/entities/organization.entity';
 import { Product } from '../../catalog/entities/product.entity';
 import { TimestampColumn, LivemodeColumn } from '../../database/column-types';
-import { Price } from './price.entity';
+import { ListIndexes } from './list-indexes';
 
 export const BILLING_INTERVALS = ['weekly', 'monthly', 'quarterly', 'yearly'] as const;
 export type BillingInterval = (typeof BILLING_INTERVALS)[number];
@@ -12,29 +12,11 @@ export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
 
 /**
  * A rate card (docs/api.md §5.4): one product, an interval, a currency, tax, and the prices
- * that point at it through `prices.plan_id`. `merchantId` in the API is the organization.
+ * that point at it through `prices.plan_id` (Price.plan). `merchantId` in the API is the organization.
  */
 @Entity({ name: 'plans' })
-// An index for each list filter and ordering (migration 1763700006000): a full one for
-// includeDeleted=true, a partial one for live plans.
-@Index('ix_plans_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
-@Index('ix_plans_org_mode_live', ['organizationId', 'livemode', 'createdAt', 'id'], {
-  where: '"deleted_at" IS NULL',
-})
-@Index('ix_plans_org_mode_product_created', [
-  'organizationId',
-  'livemode',
-  'productId',
-  'createdAt',
-  'id',
-])
-@Index(
-  'ix_plans_org_mode_product_live',
-  ['organizationId', 'livemode', 'productId', 'createdAt', 'id'],
-  {
-    where: '"deleted_at" IS NULL',
-  },
-)
+@ListIndexes('ix_plans_org_mode', [])
+@ListIndexes('ix_plans_org_mode_product', ['productId'])
 export class Plan {
   @PrimaryColumn({ type: 'varchar', length: 48 })
   id: string;
@@ -101,7 +83,4 @@ export class Plan {
 
   @TimestampColumn('deleted_at', { nullable: true })
   deletedAt: Date | null;
-
-  @OneToMany(() => Price, (price) => price.plan)
-  prices?: Price[];
 }

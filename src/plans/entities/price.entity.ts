@@ -3,6 +3,7 @@ import { Organization } from '../../auth/entities/organization.entity';
 import { BillableMetric } from '../../catalog/entities/billable-metric.entity';
 import { JsonColumn, TimestampColumn, LivemodeColumn } from '../../database/column-types';
 import type { PriceModel, PriceProperties } from '../price-properties';
+import { ListIndexes } from './list-indexes';
 import { Plan } from './plan.entity';
 
 /**
@@ -10,40 +11,10 @@ import { Plan } from './plan.entity';
  * is null while the price is free, and `planPosition` is its index in that plan's price list.
  */
 @Entity({ name: 'prices' })
-// An index for each list filter and ordering (migration 1763700006000): a full one for
-// includeDeleted=true, a partial one for live prices. ix_prices_plan gives a plan's prices in order.
-@Index('ix_prices_org_mode_created', ['organizationId', 'livemode', 'createdAt', 'id'])
-@Index('ix_prices_org_mode_live', ['organizationId', 'livemode', 'createdAt', 'id'], {
-  where: '"deleted_at" IS NULL',
-})
-@Index('ix_prices_org_mode_metric_created', [
-  'organizationId',
-  'livemode',
-  'billableMetricId',
-  'createdAt',
-  'id',
-])
-@Index(
-  'ix_prices_org_mode_metric_live',
-  ['organizationId', 'livemode', 'billableMetricId', 'createdAt', 'id'],
-  {
-    where: '"deleted_at" IS NULL',
-  },
-)
-@Index('ix_prices_org_mode_plan_created', [
-  'organizationId',
-  'livemode',
-  'planId',
-  'createdAt',
-  'id',
-])
-@Index(
-  'ix_prices_org_mode_plan_live',
-  ['organizationId', 'livemode', 'planId', 'createdAt', 'id'],
-  {
-    where: '"deleted_at" IS NULL',
-  },
-)
+@ListIndexes('ix_prices_org_mode', [])
+@ListIndexes('ix_prices_org_mode_metric', ['billableMetricId'])
+@ListIndexes('ix_prices_org_mode_plan', ['planId'])
+// A plan's prices in order.
 @Index('ix_prices_plan', ['planId', 'planPosition'])
 export class Price {
   @PrimaryColumn({ type: 'varchar', length: 48 })
@@ -72,7 +43,7 @@ export class Price {
   @Column({ name: 'plan_id', type: 'varchar', length: 48, nullable: true })
   planId: string | null;
 
-  @ManyToOne(() => Plan, (plan) => plan.prices, { nullable: true })
+  @ManyToOne(() => Plan, { nullable: true })
   @JoinColumn({ name: 'plan_id', foreignKeyConstraintName: 'prices_plan_id_fkey' })
   plan?: Plan;
 
