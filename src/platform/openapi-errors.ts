@@ -163,5 +163,6 @@ export function addErrorResponse(
     };
     delete media.example;
   }
-  media.examples = addExamples(media.examples ?? {}, causes);
+  // A copy: a class-level decorator's examples may be shared by every operation of its class.
+  media.examples = addExamples({ ...media.examples }, causes);
 }

@@ -201,9 +201,10 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
 
 /** Adds a header parameter of PARAMETERS unless the controller documents it already. */
 function addParameter(operation: OperationObject, name: keyof typeof PARAMETERS): void {
+  const list = operation.parameters ?? [];
   const header = name.toLowerCase();
-  const list = (operation.parameters ??= []);
-  if (!list.some((p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header)) {
-    list.push({ name, in: 'header', required: false, ...PARAMETERS[name] });
+  if (list.some((p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header)) {
+    return;
   }
+  operation.parameters = [...list, { name, in: 'header', required: false, ...PARAMETERS[name] }];
 }
