@@ -34,9 +34,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
       return;
     }
-    sendError(reply, request, this.translate(exception, request), (err, requestId) =>
-      this.logger.error({ err, reqId: requestId }, 'request failed unexpectedly'),
-    );
+    const error = this.translate(exception, request);
+    const response = toErrorResponse(error, String(request.id));
+    if (response.unexpected) {
+      this.logger.error({ err: error, reqId: request.id }, 'request failed unexpectedly');
+    }
+    if (reply.sent) return;
+    void reply
+      .status(response.status)
+      .headers(response.headers)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(response.body);
   }
 
   /**
@@ -59,20 +67,4 @@ export class AllExceptionsFilter implements ExceptionFilter {
       code: 'ROUTE_NOT_FOUND',
     });
   }
-}
-
-export function sendError(
-  reply: FastifyReply,
-  request: FastifyRequest,
-  exception: unknown,
-  logUnexpected: (err: unknown, requestId: string) => void,
-): void {
-  const response = toErrorResponse(exception, String(request.id));
-  if (response.unexpected) logUnexpected(exception, String(request.id));
-  if (reply.sent) return;
-  void reply
-    .status(response.status)
-    .headers(response.headers)
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(response.body);
 }

@@ -6,13 +6,19 @@ import {
   ApiPropertyOptional,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { ExampleObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  ExampleObject,
+  ReferenceObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ApiError, ERROR_STATUS, NotFoundError, UnauthorizedError } from '../common/errors';
 import { ID_PREFIXES, NamedResource, RESOURCE_NAMES } from '../common/ids';
 import { assertOwnMerchant } from '../common/merchant';
 import { toErrorResponse } from './error-envelope';
 
-export class FieldErrorDoc {
+/** The request id every documented error example carries. */
+const EXAMPLE_REQUEST_ID = 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ';
+
+class FieldErrorDoc {
   @ApiProperty({ example: 'properties.unitPrice' })
   field: string;
   @ApiProperty({ example: 'invalid_decimal' })
@@ -37,38 +43,33 @@ export class ErrorEnvelope {
     description: 'For validation errors: one entry per problem (at most 100)',
   })
   errors?: FieldErrorDoc[];
-  @ApiProperty({
-    example: 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ',
-    description: 'Same as the X-Request-Id header',
-  })
+  @ApiProperty({ example: EXAMPLE_REQUEST_ID, description: 'Same as the X-Request-Id header' })
   requestId: string;
-}
-
-/** The request id every documented error example carries. */
-export const EXAMPLE_REQUEST_ID = 'req_01JD3Y2Q6J8C4N1V9W5X7Z0REQ';
-
-/**
- * The body the API sends for `error`, as an OpenAPI example: made by the same function that
- * makes the real answer (toErrorResponse), so an example cannot drift from what is sent.
- */
-export function errorExample(
-  error: ApiError,
-  summary: string,
-): ExampleObject & { summary: string } {
-  return { summary, value: toErrorResponse(error, EXAMPLE_REQUEST_ID).body };
 }
 
 /** One cause of an error response: a short summary and the error the API throws for it. */
 export type ErrorCause = [summary: string, error: ApiError];
 
-/** Example names: the error's code (or its first field error's), made unique. */
-function examplesOf(causes: ErrorCause[]): Record<string, ExampleObject> {
-  const examples: Record<string, ExampleObject> = {};
+/**
+ * Adds one example per cause to `examples`, unless it shows a body already there: the body the
+ * API sends for it, made by the function that makes the real answer (toErrorResponse), so an
+ * example cannot drift from what is sent. Named by the error's code (or its first field
+ * error's), made unique.
+ */
+export function addExamples(
+  examples: Record<string, ExampleObject | ReferenceObject>,
+  causes: ErrorCause[],
+): Record<string, ExampleObject | ReferenceObject> {
+  const shown = new Set(
+    Object.values(examples).map((e) => ('value' in e ? JSON.stringify(e.value) : '')),
+  );
   for (const [summary, error] of causes) {
+    const value = toErrorResponse(error, EXAMPLE_REQUEST_ID).body;
+    if (shown.has(JSON.stringify(value))) continue;
     const base = error.errors?.[0]?.code ?? error.code ?? error.category;
     let name = base;
     for (let i = 2; name in examples; i++) name = `${base}_${i}`;
-    examples[name] = errorExample(error, summary);
+    examples[name] = { summary, value };
   }
   return examples;
 }
@@ -85,25 +86,9 @@ export function ApiErrorResponse(description: string, ...causes: ErrorCause[]): 
     status,
     description,
     type: ErrorEnvelope,
-    examples: examplesOf(causes) as Record<string, { summary: string; value: unknown }>,
+    examples: addExamples({}, causes) as Record<string, { summary: string; value: unknown }>,
   });
 }
-
-/** The causes of 401 on every /v0 route (src/auth/api-key.guard.ts). */
-export const UNAUTHORIZED_CAUSES: ErrorCause[] = [
-  [
-    'No Authorization header',
-    new UnauthorizedError('No API key: send Authorization: Bearer <API key>'),
-  ],
-  [
-    'An unknown or revoked key',
-    new UnauthorizedError('Invalid API key: it is unknown or has been revoked'),
-  ],
-  [
-    'Another scheme than Bearer',
-    new UnauthorizedError('Malformed Authorization header: expected Bearer <API key>'),
-  ],
-];
 
 /**
  * What every authenticated route shares: the bearer scheme, X-Request-Id and 401. The platform's
@@ -125,7 +110,19 @@ export function ApiCommonResponses(): MethodDecorator & ClassDecorator {
     ApiErrorResponse(
       'unauthorized: no API key, a malformed Authorization header, or an unknown or revoked key ' +
         '(with WWW-Authenticate: Bearer)',
-      ...UNAUTHORIZED_CAUSES,
+      // The causes of src/auth/api-key.guard.ts.
+      [
+        'No Authorization header',
+        new UnauthorizedError('No API key: send Authorization: Bearer <API key>'),
+      ],
+      [
+        'An unknown or revoked key',
+        new UnauthorizedError('Invalid API key: it is unknown or has been revoked'),
+      ],
+      [
+        'Another scheme than Bearer',
+        new UnauthorizedError('Malformed Authorization header: expected Bearer <API key>'),
+      ],
     ),
   );
 }
@@ -153,7 +150,7 @@ export function thrownBy(call: () => unknown): ApiError {
 }
 
 /** The caller's organization in examples, and another one's. */
-export const EXAMPLE_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG';
+const EXAMPLE_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG';
 const OTHER_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0OTH';
 
 /** 403 for a body or filter whose merchantId is another organization (docs/api.md §2). */

@@ -10,7 +10,7 @@ import { ID_PREFIXES, newId } from '../common/ids';
 const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
 
 /** What a client did wrong below HTTP's routing, by the code of Node's parser (llhttp). */
-function parserError(code: string | undefined, rawPacket?: Buffer, bytesParsed = 0): ApiError {
+export function parserError(code?: string, rawPacket?: Buffer, bytesParsed = 0): ApiError {
   switch (code) {
     case 'HPE_INVALID_METHOD':
       // Node's parser knows only the methods of its table: a well-formed request line with
@@ -79,6 +79,22 @@ function methodNotAllowed(message: string): ApiError {
     code: 'METHOD_NOT_ALLOWED',
     headers: { Allow: API_METHODS },
   });
+}
+
+export function shuttingDownError(): ApiError {
+  return new ApiError(
+    'service_unavailable',
+    'The service is shutting down; send the request again',
+    { code: 'SHUTTING_DOWN', headers: { 'Retry-After': '1', Connection: 'close' } },
+  );
+}
+
+export function requestTimeoutError(seconds: number): ApiError {
+  return new ApiError(
+    'request_timeout',
+    `The request did not arrive in full within ${seconds} second${seconds === 1 ? '' : 's'}`,
+    { code: 'REQUEST_TIMEOUT' },
+  );
 }
 
 /**
@@ -153,7 +169,7 @@ export class Connections {
       this.latest.set(request.raw.socket, reply);
       if (this.closing) {
         // Fastify's own 503 while closing (return503OnClosing) has no envelope: this one has.
-        return done(this.closingError());
+        return done(shuttingDownError());
       }
       if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
         // RFC 9112 3.2 (Node's own check, requireHostHeader, answers a bare 400).
@@ -172,14 +188,6 @@ export class Connections {
     });
   }
 
-  private closingError(): ApiError {
-    return new ApiError(
-      'service_unavailable',
-      'The service is shutting down; send the request again',
-      { code: 'SHUTTING_DOWN', headers: { 'Retry-After': '1', Connection: 'close' } },
-    );
-  }
-
   private onClientError(
     error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
     socket: Socket,
@@ -193,12 +201,8 @@ export class Connections {
     const apiError =
       error.code === REQUEST_TIMEOUT
         ? this.closing
-          ? this.closingError()
-          : new ApiError(
-              'request_timeout',
-              `The request did not arrive in full within ${this.timeoutSeconds} second${this.timeoutSeconds === 1 ? '' : 's'}`,
-              { code: 'REQUEST_TIMEOUT' },
-            )
+          ? shuttingDownError()
+          : requestTimeoutError(this.timeoutSeconds)
         : parserError(error.code, error.rawPacket, error.bytesParsed);
     this.refuse(socket, apiError, error.code);
   }
@@ -265,7 +269,7 @@ export class Connections {
       if (reply && !reply.raw.writableFinished) {
         if (!reply.request.raw.complete && !reply.sent) {
           this.refused.add(socket);
-          this.refuse(socket, this.closingError());
+          this.refuse(socket, shuttingDownError());
         } else if (!reply.raw.headersSent) {
           // Being handled: it finishes, then the connection closes instead of idling.
           void reply.header('connection', 'close');
@@ -274,7 +278,7 @@ export class Connections {
       }
       // Halfway through a request's headers (idle connections were closed above).
       this.refused.add(socket);
-      this.writeRaw(socket, this.closingError(), 'shutdown');
+      this.writeRaw(socket, shuttingDownError(), 'shutdown');
     }
   }
 }

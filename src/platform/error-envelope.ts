@@ -9,7 +9,7 @@ import {
 import { driverCode, isDatabaseUnavailable } from '../database/database-errors';
 
 /** The body of every error response (docs/api.md §3). */
-export interface ErrorBody {
+interface ErrorBody {
   error: ErrorCategory;
   code?: string;
   message: string;
@@ -29,66 +29,49 @@ const STATUS_CATEGORY = new Map<number, ErrorCategory>(
   Object.entries(ERROR_STATUS).map(([category, status]) => [status, category as ErrorCategory]),
 );
 
-/** Errors raised by Fastify itself, before a request reaches Nest (body parsing, limits). */
-const FASTIFY_ERRORS: Record<string, { category: ErrorCategory; code?: string; message: string }> =
-  {
-    FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-      category: 'unsupported_media_type',
-      code: 'UNSUPPORTED_MEDIA_TYPE',
-      message: 'Request bodies must be sent as Content-Type: application/json',
-    },
-    FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
-      category: 'validation_error',
-      code: 'INVALID_CONTENT_LENGTH',
-      message: 'The Content-Length header does not match the body',
-    },
-    FST_ERR_CTP_BODY_TOO_LARGE: {
-      category: 'payload_too_large',
-      code: 'PAYLOAD_TOO_LARGE',
-      message: 'Request bodies may be at most 100 KB (1 MB for POST /v0/usageEvents)',
-    },
-    FST_ERR_CTP_EMPTY_JSON_BODY: {
-      category: 'validation_error',
-      code: 'MALFORMED_JSON',
-      message: 'The body is empty but Content-Type says application/json; send a JSON object',
-    },
-    FST_ERR_CTP_INVALID_JSON_BODY: {
-      category: 'validation_error',
-      code: 'MALFORMED_JSON',
-      message: 'The body is not valid JSON',
-    },
-  };
+/**
+ * Errors raised by Fastify itself, before a request reaches Nest (body parsing, limits), in the
+ * envelope's words.
+ */
+export const FASTIFY_ERRORS: Record<string, ApiError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: new ApiError(
+    'unsupported_media_type',
+    'Request bodies must be sent as Content-Type: application/json',
+    { code: 'UNSUPPORTED_MEDIA_TYPE' },
+  ),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: new ApiError(
+    'validation_error',
+    'The Content-Length header does not match the body',
+    { code: 'INVALID_CONTENT_LENGTH' },
+  ),
+  FST_ERR_CTP_BODY_TOO_LARGE: new ApiError(
+    'payload_too_large',
+    'Request bodies may be at most 100 KB (1 MB for POST /v0/usageEvents)',
+    { code: 'PAYLOAD_TOO_LARGE' },
+  ),
+  FST_ERR_CTP_EMPTY_JSON_BODY: new ApiError(
+    'validation_error',
+    'The body is empty but Content-Type says application/json; send a JSON object',
+    { code: 'MALFORMED_JSON' },
+  ),
+  FST_ERR_CTP_INVALID_JSON_BODY: new ApiError('validation_error', 'The body is not valid JSON', {
+    code: 'MALFORMED_JSON',
+  }),
+};
 
-function fromHttpException(err: HttpException): Omit<ErrorResponse, 'body'> & {
-  body: Omit<ErrorBody, 'requestId'>;
-} {
-  const status = err.getStatus();
-  const category =
-    STATUS_CATEGORY.get(status) ?? (status >= 500 ? 'internal_error' : 'validation_error');
+/** An unexpected error: nothing of it reaches the client but its category. */
+function internal(category: ErrorCategory, requestId: string): ErrorResponse {
+  const response = toErrorResponse(new ApiError(category, 'Internal server error'), requestId);
+  return { ...response, unexpected: true };
+}
+
+function httpExceptionMessage(err: HttpException): string {
   const response = err.getResponse();
   const raw =
     typeof response === 'string'
       ? response
       : ((response as { message?: unknown }).message ?? err.message);
-  const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : err.message;
-  // Fastify's own errors reach here as HttpExceptions: give them the envelope's words.
-  const known = Object.values(FASTIFY_ERRORS).find(
-    (e) => e.category === category && ERROR_STATUS[category] !== 400,
-  );
-  if (known) {
-    return {
-      status,
-      body: { error: category, code: known.code, message: known.message },
-      headers: {},
-      unexpected: false,
-    };
-  }
-  return {
-    status: ERROR_STATUS[category] ?? status,
-    body: { error: category, message: status >= 500 ? 'Internal server error' : message },
-    headers: {},
-    unexpected: status >= 500,
-  };
+  return Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : err.message;
 }
 
 /**
@@ -111,25 +94,24 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
     };
   }
   if (err instanceof HttpException) {
-    const r = fromHttpException(err);
-    return { ...r, body: { ...r.body, requestId } };
+    const status = err.getStatus();
+    // Fastify's own errors reach here as HttpExceptions: give them the envelope's words.
+    const known = Object.values(FASTIFY_ERRORS).find((e) => e.status === status && status !== 400);
+    if (known) return toErrorResponse(known, requestId);
+    const category =
+      STATUS_CATEGORY.get(status) ?? (status >= 500 ? 'internal_error' : 'validation_error');
+    if (status >= 500) return internal(category, requestId);
+    return toErrorResponse(new ApiError(category, httpExceptionMessage(err)), requestId);
   }
   const fastifyCode = driverCode(err);
-  if (fastifyCode && FASTIFY_ERRORS[fastifyCode]) {
-    const known = FASTIFY_ERRORS[fastifyCode];
-    return toErrorResponse(
-      new ApiError(known.category, known.message, { code: known.code }),
-      requestId,
-    );
+  if (fastifyCode && Object.hasOwn(FASTIFY_ERRORS, fastifyCode)) {
+    return toErrorResponse(FASTIFY_ERRORS[fastifyCode], requestId);
   }
   if (
     (err as Error)?.name === 'SyntaxError' &&
     (err as { statusCode?: number }).statusCode === 400
   ) {
-    return toErrorResponse(
-      new ApiError('validation_error', 'The body is not valid JSON', { code: 'MALFORMED_JSON' }),
-      requestId,
-    );
+    return toErrorResponse(FASTIFY_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY, requestId);
   }
   if (isDatabaseUnavailable(err)) {
     return { ...toErrorResponse(new ServiceUnavailableError(), requestId), unexpected: true };
@@ -143,10 +125,5 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
       requestId,
     );
   }
-  return {
-    status: 500,
-    body: { error: 'internal_error', message: 'Internal server error', requestId },
-    headers: {},
-    unexpected: true,
-  };
+  return internal('internal_error', requestId);
 }

@@ -57,40 +57,29 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
       try {
         body = STRICT_UTF8.decode(bytes as Buffer);
       } catch {
-        return done(
-          new ApiError('validation_error', 'The body is not valid UTF-8', {
-            code: 'MALFORMED_JSON',
-          }),
-          undefined,
-        );
+        return done(malformedJson('The body is not valid UTF-8'), undefined);
       }
       // Many clients (generated ones among them) send Content-Type: application/json on every
       // request: an empty body is no body, on every method (docs/api.md §6). A route that needs
       // fields answers with the fields it misses; one that takes none, as to `{}`.
       if (body === '') return done(null, undefined);
       void parseJson(request, body, (err, parsed) => {
-        // Fastify's parser also refuses valid JSON holding a `__proto__` key (or `constructor`
-        // with a `prototype`): parsed again by JSON.parse, which makes such a key an own data
-        // property and never sets a prototype, so that the validation pipe refuses it as a
-        // `reserved_key` naming its path, as it refuses `constructor` and `toString`.
-        const value: unknown = err ? parseKeepingReservedKeys(body) : parsed;
-        if (value === NOT_JSON) {
-          return done(
-            new ApiError('validation_error', 'The body is not valid JSON', {
-              code: 'MALFORMED_JSON',
-            }),
-            undefined,
-          );
+        let value: unknown = parsed;
+        if (err) {
+          // Fastify's parser also refuses valid JSON holding a `__proto__` key (or `constructor`
+          // with a `prototype`): parsed again by JSON.parse, which defines every key as an own
+          // data property of a plain object and never sets a prototype (ECMA-262
+          // CreateDataProperty), so that the validation pipe refuses it as a `reserved_key`
+          // naming its path, as it refuses `constructor` and `toString`.
+          try {
+            value = JSON.parse(body);
+          } catch {
+            return done(malformedJson('The body is not valid JSON'), undefined);
+          }
         }
         if (nestingDepth(value) > MAX_BODY_NESTING) {
-          return done(
-            new ApiError(
-              'validation_error',
-              `The body is nested too deeply: at most ${MAX_BODY_NESTING} levels of objects and arrays`,
-              { code: 'MALFORMED_JSON' },
-            ),
-            undefined,
-          );
+          const message = `The body is nested too deeply: at most ${MAX_BODY_NESTING} levels of objects and arrays`;
+          return done(malformedJson(message), undefined);
         }
         // A number JSON.parse would change (12345678901234567890123) fails validation instead.
         done(null, withInexactNumbersMarked(body, value));
@@ -99,18 +88,8 @@ export function registerJsonBodies(fastify: FastifyInstance): void {
   );
 }
 
-const NOT_JSON = Symbol('not JSON');
-
-/**
- * `body` parsed by JSON.parse, or NOT_JSON. JSON.parse defines every key, `__proto__` included,
- * as an own property of a plain object (ECMA-262 CreateDataProperty): no prototype is ever set.
- */
-function parseKeepingReservedKeys(body: string): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return NOT_JSON;
-  }
+function malformedJson(message: string): ApiError {
+  return new ApiError('validation_error', message, { code: 'MALFORMED_JSON' });
 }
 
 /** UTF-8 that refuses invalid bytes instead of replacing them (a leading BOM is dropped). */

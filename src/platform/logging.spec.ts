@@ -1,14 +1,14 @@
 import { Writable } from 'node:stream';
 import { AppConfig } from '../config/app-config';
 import { createLogger, holdsSecret, loggableHeader, loggablePath } from './logging';
-import { RouteLiterals } from './route-table';
+import { RouteTable } from './route-table';
 
 const KEY = 'sk_live_KfIC0123456789abcdefghijklmnopqr';
 
-function literalsOf(...patterns: string[]): RouteLiterals {
-  const literals = new RouteLiterals();
-  for (const pattern of patterns) literals.add(pattern);
-  return literals;
+function literalsOf(...patterns: string[]): ReadonlySet<string> {
+  const table = new RouteTable();
+  for (const pattern of patterns) table.add(pattern, 'GET');
+  return table.literals;
 }
 
 describe('loggablePath', () => {

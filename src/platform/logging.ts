@@ -5,10 +5,12 @@ import pino, { DestinationStream, Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { isAnyId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { RouteLiterals, routerPath } from './route-table';
+import { routerPath } from './route-table';
+
+const REDACTED = '[redacted]';
 
 /** Paths pino must never print: credentials and bank details, wherever they appear. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-api-key"]',
@@ -30,7 +32,7 @@ export const REDACTED_PATHS = [
 export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
   const options = {
     level: config.logLevel,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
   };
   if (config.logFormat === 'pretty') {
     const pretty = pinoPretty({
@@ -55,14 +57,6 @@ export function createLogger(config: AppConfig, destination?: DestinationStream)
 export function loggerParams(logger: Logger): Params {
   return { pinoHttp: { logger }, forRoutes: [] };
 }
-
-type Level = 'info' | 'warn' | 'error';
-
-function levelOf(statusCode: number): Level {
-  return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
-}
-
-const REDACTED = '[redacted]';
 
 /** A query parameter name that is safe to print: short, plain, and not shaped like a secret. */
 const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_.[\]-]{0,39}$/;
@@ -95,7 +89,7 @@ export function loggableHeader(value: string | string[] | undefined): string | u
  * guess about what looks like one is needed: `/v0/externalAccounts/DE89…` is logged as
  * `/v0/externalAccounts/[redacted]`, `/v0/products/prod_01J…` as it is.
  */
-export function loggablePath(target: string, literals: RouteLiterals): string {
+export function loggablePath(target: string, literals: ReadonlySet<string>): string {
   return routerPath(target)
     .split('/')
     .map((segment) =>
@@ -110,9 +104,9 @@ export function loggablePath(target: string, literals: RouteLiterals): string {
  * (`?access_token=sk_…`). A name that is itself odd or shaped like a key is printed as
  * `[redacted]`.
  */
-export function loggableTarget(
+function loggableTarget(
   request: FastifyRequest,
-  literals: RouteLiterals,
+  literals: ReadonlySet<string>,
 ): { url: string; query?: string[] } {
   const target = request.url;
   const url = loggablePath(target, literals);
@@ -137,14 +131,14 @@ export function loggableTarget(
 export function registerRequestLog(
   fastify: FastifyInstance,
   root: Logger,
-  literals: RouteLiterals,
+  literals: ReadonlySet<string>,
 ): RequestLine {
   // The line is built field by field below and holds nothing REDACTED_PATHS names, so it skips
   // the redaction pass (a walk of every path on every line).
   const logger = root.child({}, { redact: [] });
   const line: RequestLine = (request, reply) => {
     const statusCode = reply.statusCode;
-    const level = levelOf(statusCode);
+    const level = statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
     if (logger.isLevelEnabled(level)) {
       const headers = request.headers;
       logger[level](
@@ -197,20 +191,10 @@ export function nestLogger(nest: LoggerService): LoggerService {
       if (isStartUp(params)) nest.debug?.(message, ...params);
       else nest.log(message, ...params);
     },
-    error(message: unknown, ...params: unknown[]): void {
-      nest.error(message, ...params);
-    },
-    warn(message: unknown, ...params: unknown[]): void {
-      nest.warn(message, ...params);
-    },
-    debug(message: unknown, ...params: unknown[]): void {
-      nest.debug?.(message, ...params);
-    },
-    verbose(message: unknown, ...params: unknown[]): void {
-      nest.verbose?.(message, ...params);
-    },
-    fatal(message: unknown, ...params: unknown[]): void {
-      nest.fatal?.(message, ...params);
-    },
+    error: nest.error.bind(nest),
+    warn: nest.warn.bind(nest),
+    debug: nest.debug?.bind(nest),
+    verbose: nest.verbose?.bind(nest),
+    fatal: nest.fatal?.bind(nest),
   };
 }

@@ -1,18 +1,20 @@
 import type {
-  ExampleObject,
-  OperationObject,
-  ReferenceObject,
   OpenAPIObject,
+  OperationObject,
   ResponseObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ApiError, ServiceUnavailableError, ValidationFailedError } from '../common/errors';
 import { assertIfMatch } from '../common/etag';
-import { ErrorCause, errorExample, thrownBy } from './api-docs';
+import { ErrorCause, addExamples, thrownBy } from './api-docs';
+import { parserError, requestTimeoutError, shuttingDownError } from './connections';
+import { FASTIFY_ERRORS } from './error-envelope';
 import { parseIdempotencyKey } from './idempotency/idempotency-key';
+import { keyInUseError, keyReusedError } from './idempotency/idempotency.service';
 import { bodySchema } from './openapi-schemas';
+import { rateLimitedError } from './rate-limit';
 
-// The error responses the platform itself can answer on any route, each with an example body.
-// Applied by documentGuarantees.
+// The error responses the platform itself can answer on any route, each with an example body
+// made by the code that answers it. Applied by documentGuarantees.
 
 const ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
 
@@ -28,19 +30,15 @@ export const PLATFORM: Record<
   string,
   { description: string; causes: ErrorCause[]; headers?: string[] }
 > = {
+  '400': {
+    description:
+      'validation_error: a field, a query parameter or a header is invalid; `errors` names each problem',
+    causes: [],
+  },
   '409': {
     description:
       'conflict: IDEMPOTENCY_KEY_IN_USE, a request with this Idempotency-Key is still running',
-    causes: [
-      [
-        'A request with this Idempotency-Key is still running',
-        new ApiError(
-          'conflict',
-          'A request with this Idempotency-Key is still being processed; retry after it finishes',
-          { code: 'IDEMPOTENCY_KEY_IN_USE' },
-        ),
-      ],
-    ],
+    causes: [['A request with this Idempotency-Key is still running', keyInUseError()]],
     // IDEMPOTENCY_KEY_IN_USE says when to retry (the operation's own 409s do not).
     headers: ['Retry-After'],
   },
@@ -51,80 +49,31 @@ export const PLATFORM: Record<
   '408': {
     description:
       'request_timeout: the request did not arrive in full within REQUEST_TIMEOUT_SECONDS (30 by default); the connection is closed',
-    causes: [
-      [
-        'A body that stopped arriving',
-        new ApiError('request_timeout', 'The request did not arrive in full within 30 seconds', {
-          code: 'REQUEST_TIMEOUT',
-        }),
-      ],
-    ],
+    causes: [['A body that stopped arriving', requestTimeoutError(30)]],
   },
   '431': {
     description: 'headers_too_large: the request headers are larger than 16 KB',
-    causes: [
-      [
-        'Headers over 16 KB',
-        new ApiError('headers_too_large', 'The request headers are larger than 16 KB', {
-          code: 'HEADERS_TOO_LARGE',
-        }),
-      ],
-    ],
+    causes: [['Headers over 16 KB', parserError('HPE_HEADER_OVERFLOW')]],
   },
   '413': {
     description:
       'payload_too_large: the body is larger than 100 KB (1 MB for POST /v0/usageEvents)',
-    causes: [
-      [
-        'A body over 100 KB',
-        new ApiError(
-          'payload_too_large',
-          'Request bodies may be at most 100 KB (1 MB for POST /v0/usageEvents)',
-          {
-            code: 'PAYLOAD_TOO_LARGE',
-          },
-        ),
-      ],
-    ],
+    causes: [['A body over 100 KB', FASTIFY_ERRORS.FST_ERR_CTP_BODY_TOO_LARGE]],
   },
   '415': {
     description:
       'unsupported_media_type: a body that is not `application/json`, or JSON in another charset than UTF-8',
-    causes: [
-      [
-        'A body sent as text/plain',
-        new ApiError(
-          'unsupported_media_type',
-          'Request bodies must be sent as Content-Type: application/json',
-          { code: 'UNSUPPORTED_MEDIA_TYPE' },
-        ),
-      ],
-    ],
+    causes: [['A body sent as text/plain', FASTIFY_ERRORS.FST_ERR_CTP_INVALID_MEDIA_TYPE]],
   },
   '422': {
     description: 'idempotency_error: this Idempotency-Key was used for a different request',
-    causes: [
-      [
-        'The same key with another body',
-        new ApiError(
-          'idempotency_error',
-          'This Idempotency-Key was already used with a different body; use a new key for a new request',
-          { code: 'IDEMPOTENCY_KEY_REUSED' },
-        ),
-      ],
-    ],
+    causes: [['The same key with another body', keyReusedError()]],
   },
   '429': {
     description:
       'rate_limited: more requests in this second than RATE_LIMIT_PER_SECOND allows for this API key',
     causes: [
-      [
-        'Past the limit',
-        new ApiError(
-          'rate_limited',
-          'Too many requests: the limit is 100 per second per API key; retry in 1 second',
-        ),
-      ],
+      ['Past the limit', rateLimitedError({ max: 100, after: '1 second', ttl: 1000 }, true)],
     ],
     headers: ['Retry-After'],
   },
@@ -135,16 +84,7 @@ export const PLATFORM: Record<
   '503': {
     description:
       'service_unavailable: the service is shutting down (or, on a route that reads the database, cannot reach it); retry after Retry-After',
-    causes: [
-      [
-        'The instance is shutting down',
-        new ApiError(
-          'service_unavailable',
-          'The service is shutting down; send the request again',
-          { code: 'SHUTTING_DOWN' },
-        ),
-      ],
-    ],
+    causes: [['The instance is shutting down', shuttingDownError()]],
     headers: ['Retry-After'],
   },
 };
@@ -215,23 +155,14 @@ export function addErrorResponse(
     response.description = `${response.description}; or ${description}`;
   }
   const media = ((response.content ??= {})['application/json'] ??= { schema: ENVELOPE });
-  const examples: Record<string, ExampleObject | ReferenceObject> = {};
   if (media.example !== undefined) {
     const example = media.example as { code?: string; error?: string };
-    examples[example.code ?? example.error ?? 'example'] = { value: example };
+    media.examples = {
+      [example.code ?? example.error ?? 'example']: { value: example },
+      ...media.examples,
+    };
     delete media.example;
   }
-  Object.assign(examples, media.examples);
-  const bodies = new Set(
-    Object.values(examples).map((e) => ('value' in e ? JSON.stringify(e.value) : '')),
-  );
-  for (const [summary, error] of causes) {
-    const example = errorExample(error, summary);
-    if (bodies.has(JSON.stringify(example.value))) continue;
-    const base = error.errors?.[0]?.code ?? error.code ?? error.category;
-    let name = base;
-    for (let i = 2; name in examples; i++) name = `${base}_${i}`;
-    examples[name] = example;
-  }
-  media.examples = examples;
+  // A copy: a class-level decorator's examples may be shared by every operation of its class.
+  media.examples = addExamples({ ...media.examples }, causes);
 }

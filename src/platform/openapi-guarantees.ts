@@ -5,74 +5,58 @@ import type {
   ParameterObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { isAnyId } from '../common/ids';
+import type { ErrorCause } from './api-docs';
 import { badRequestCauses, addErrorResponse, DATABASE_DOWN, PLATFORM } from './openapi-errors';
 import {
   closeRequestSchemas,
   formatTimestamps,
-  isResourceSchema,
   nullableReferences,
+  returnsResource,
 } from './openapi-schemas';
 import { isRateLimitExempt } from './rate-limit';
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+const integer = (description: string): HeaderObject => ({
+  description,
+  schema: { type: 'integer' },
+});
+const text = (description: string): HeaderObject => ({ description, schema: { type: 'string' } });
+
 const HEADERS: Record<string, HeaderObject> = {
-  'RateLimit-Limit': {
-    description: 'Requests allowed per second for this API key (RATE_LIMIT_PER_SECOND)',
-    schema: { type: 'integer' },
-  },
-  'RateLimit-Remaining': {
-    description: 'Requests left in the current one-second window',
-    schema: { type: 'integer' },
-  },
-  'RateLimit-Reset': {
-    description: 'Seconds until the window resets',
-    schema: { type: 'integer' },
-  },
-  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-  'WWW-Authenticate': {
-    description: 'The scheme to authenticate with: `Bearer realm="billing-api"`',
-    schema: { type: 'string' },
-  },
-  ETag: {
-    description: 'The version of this resource; send it back in If-Match to update safely',
-    schema: { type: 'string' },
-  },
+  'RateLimit-Limit': integer(
+    'Requests allowed per second for this API key (RATE_LIMIT_PER_SECOND)',
+  ),
+  'RateLimit-Remaining': integer('Requests left in the current one-second window'),
+  'RateLimit-Reset': integer('Seconds until the window resets'),
+  'Retry-After': integer('Seconds to wait before retrying'),
+  'WWW-Authenticate': text('The scheme to authenticate with: `Bearer realm="billing-api"`'),
+  ETag: text('The version of this resource; send it back in If-Match to update safely'),
   'Idempotent-Replayed': {
     description:
       '`true` when this is the stored response to an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
-  'Original-Request-Id': {
-    description: 'On a replay: the X-Request-Id of the request whose response this is',
-    schema: { type: 'string' },
-  },
+  'Original-Request-Id': text(
+    'On a replay: the X-Request-Id of the request whose response this is',
+  ),
 };
 
 /** Header parameters, written inline on each operation so a reader sees them without a $ref. */
-const PARAMETERS: Record<string, ParameterObject> = {
-  IdempotencyKey: {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
+const PARAMETERS: Record<string, Pick<ParameterObject, 'description' | 'schema'>> = {
+  'Idempotency-Key': {
     description:
       'Makes a retry safe: the first response for this key (1-255 printable ASCII characters, ' +
       'a UUID is a good choice) is stored for 24 hours and replayed to a retry with the same ' +
       'method, path and body. The same key with another request: 422; while the first runs: 409.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]{1,255}$' },
   },
-  IfMatch: {
-    name: 'If-Match',
-    in: 'header',
-    required: false,
+  'If-Match': {
     description:
       'The ETag you last read: the write happens only if the resource has not changed since (412 otherwise)',
     schema: { type: 'string' },
   },
-  IfNoneMatch: {
-    name: 'If-None-Match',
-    in: 'header',
-    required: false,
+  'If-None-Match': {
     description: 'The ETag you hold: 304 Not Modified without a body when it is still current',
     schema: { type: 'string' },
   },
@@ -118,50 +102,40 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
       const write = method !== 'get';
       if (!api) operation.security ??= [];
 
+      const platform = (status: string, ...more: ErrorCause[]) =>
+        addErrorResponse(operation, status, PLATFORM[status].description, [
+          ...PLATFORM[status].causes,
+          ...more,
+        ]);
       // Fastify reads a body on POST, PATCH and DELETE (none of GET), and refuses it there.
       if (write) {
-        addErrorResponse(operation, '413', PLATFORM['413'].description, PLATFORM['413'].causes);
-        addErrorResponse(operation, '415', PLATFORM['415'].description, PLATFORM['415'].causes);
+        platform('413');
+        platform('415');
       }
-      addErrorResponse(
-        operation,
-        '400',
-        'validation_error: a field, a query parameter or a header is invalid; `errors` names each problem',
-        badRequestCauses(document, method, operation),
-      );
+      platform('400', ...badRequestCauses(document, method, operation));
       if (api && write) {
-        operation.parameters = addParameter(operation.parameters, 'IdempotencyKey');
-        addErrorResponse(operation, '409', PLATFORM['409'].description, PLATFORM['409'].causes);
-        addErrorResponse(operation, '422', PLATFORM['422'].description, PLATFORM['422'].causes);
+        addParameter(operation, 'Idempotency-Key');
+        platform('409');
+        platform('422');
       }
       if (api && (method === 'patch' || method === 'delete')) {
-        operation.parameters = addParameter(operation.parameters, 'IfMatch');
-        addErrorResponse(operation, '412', PLATFORM['412'].description, PLATFORM['412'].causes);
+        addParameter(operation, 'If-Match');
+        platform('412');
       }
       // 304 needs an ETag, which only single-resource answers carry (a list under an id has none).
-      const ok = operation.responses['200'];
-      const single =
-        !!ok &&
-        !('$ref' in ok) &&
-        isResourceSchema(document, ok.content?.['application/json']?.schema);
-      if (api && method === 'get' && single) {
-        operation.parameters = addParameter(operation.parameters, 'IfNoneMatch');
+      if (api && method === 'get' && returnsResource(document, operation.responses['200'])) {
+        addParameter(operation, 'If-None-Match');
         operation.responses['304'] ??= {
           description: 'Not modified: If-None-Match holds the current ETag',
           headers: { ETag: ref('ETag') },
         };
       }
-      if (limited) {
-        addErrorResponse(operation, '429', PLATFORM['429'].description, PLATFORM['429'].causes);
-      }
+      if (limited) platform('429');
       // Refused by the HTTP layer before routing, on any route (src/platform/connections.ts).
-      addErrorResponse(operation, '408', PLATFORM['408'].description, PLATFORM['408'].causes);
-      addErrorResponse(operation, '431', PLATFORM['431'].description, PLATFORM['431'].causes);
-      addErrorResponse(operation, '500', PLATFORM['500'].description, PLATFORM['500'].causes);
-      addErrorResponse(operation, '503', PLATFORM['503'].description, [
-        ...PLATFORM['503'].causes,
-        ...(api ? [DATABASE_DOWN] : []),
-      ]);
+      platform('408');
+      platform('431');
+      platform('500');
+      platform('503', ...(api ? [DATABASE_DOWN] : []));
       // Swagger UI puts a parameter's example into "Try it out": an example filter (another
       // organization's merchantId, an event id) would filter the list, or answer 403 or 400.
       for (const parameter of operation.parameters ?? []) {
@@ -186,13 +160,14 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
           },
         };
       }
-      // A request example that names a resource by id works only with one of the reader's own
-      // ids: its summary says which field to replace (Swagger UI's "Try it out" sends it as is).
-      const requestBody = operation.requestBody;
-      if (requestBody && !('$ref' in requestBody)) {
-        for (const example of Object.values(
-          requestBody.content['application/json']?.examples ?? {},
-        )) {
+      const body = operation.requestBody;
+      if (body && !('$ref' in body)) {
+        // PATCH changes only the fields sent: no body at all (or `{}`) changes nothing and answers 200.
+        if (method === 'patch') body.required = false;
+        closeRequestSchemas(document, body.content['application/json']?.schema);
+        // A request example that names a resource by id works only with one of the reader's own
+        // ids: its summary says which field to replace (Swagger UI's "Try it out" sends it as is).
+        for (const example of Object.values(body.content['application/json']?.examples ?? {})) {
           if ('$ref' in example || /replace/i.test(example.summary ?? '')) continue;
           const fields = idFieldsOf(example.value);
           if (fields.length > 0) {
@@ -200,11 +175,6 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
           }
         }
       }
-      // PATCH changes only the fields sent: no body at all (or `{}`) changes nothing and answers 200.
-      const body = operation.requestBody;
-      if (method === 'patch' && body && !('$ref' in body)) body.required = false;
-      if (body && !('$ref' in body))
-        closeRequestSchemas(document, body.content['application/json']?.schema);
 
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
@@ -218,9 +188,7 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
         if (status === '401') headers['WWW-Authenticate'] ??= ref('WWW-Authenticate');
         if (Object.keys(headers).length === 0) delete response.headers;
         if (!status.startsWith('2')) continue;
-        if (isResourceSchema(document, response.content?.['application/json']?.schema)) {
-          headers.ETag ??= ref('ETag');
-        }
+        if (returnsResource(document, response)) headers.ETag ??= ref('ETag');
         if (api && write) {
           headers['Idempotent-Replayed'] ??= ref('Idempotent-Replayed');
           headers['Original-Request-Id'] ??= ref('Original-Request-Id');
@@ -231,14 +199,12 @@ export function documentGuarantees(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-function addParameter(
-  parameters: OperationObject['parameters'],
-  name: keyof typeof PARAMETERS,
-): NonNullable<OperationObject['parameters']> {
-  const list = parameters ?? [];
-  const header = PARAMETERS[name].name.toLowerCase();
-  const present = list.some(
-    (p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header,
-  );
-  return present ? list : [...list, { ...PARAMETERS[name] }];
+/** Adds a header parameter of PARAMETERS unless the controller documents it already. */
+function addParameter(operation: OperationObject, name: keyof typeof PARAMETERS): void {
+  const list = operation.parameters ?? [];
+  const header = name.toLowerCase();
+  if (list.some((p) => !('$ref' in p) && p.in === 'header' && p.name.toLowerCase() === header)) {
+    return;
+  }
+  operation.parameters = [...list, { name, in: 'header', required: false, ...PARAMETERS[name] }];
 }

@@ -2,13 +2,14 @@ import type {
   OpenAPIObject,
   OperationObject,
   ReferenceObject,
+  ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 // What the schemas of the OpenAPI document say of every request and response (docs/api.md §1):
 // closed request bodies, timestamps, nullable objects. Applied by documentGuarantees.
 
-export function resolve(
+function resolve(
   document: OpenAPIObject,
   schema: SchemaObject | ReferenceObject | undefined,
 ): SchemaObject | undefined {
@@ -18,11 +19,13 @@ export function resolve(
   return resolved && !('$ref' in resolved) ? resolved : undefined;
 }
 
-export function isResourceSchema(
+/** True for a response whose body is one resource (its schema has `id` and `object`). */
+export function returnsResource(
   document: OpenAPIObject,
-  schema: SchemaObject | ReferenceObject | undefined,
+  response: ResponseObject | ReferenceObject | undefined,
 ): boolean {
-  const properties = resolve(document, schema)?.properties;
+  if (!response || '$ref' in response) return false;
+  const properties = resolve(document, response.content?.['application/json']?.schema)?.properties;
   return !!properties && 'id' in properties && 'object' in properties;
 }
 

@@ -40,6 +40,19 @@ export function rateLimitKey(request: FastifyRequest): string {
   return `ip:${request.ip}`;
 }
 
+/** 429; requests without a valid-looking key are counted by client address (rateLimitKey). */
+export function rateLimitedError(
+  context: { max: number; after: string; ttl: number },
+  byApiKey: boolean,
+): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `Too many requests: the limit is ${context.max} per second per ` +
+      `${byApiKey ? 'API key' : 'client address for requests without an API key'}; retry in ${context.after}`,
+    { headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) } },
+  );
+}
+
 interface Count {
   current: number;
   /** Milliseconds until the window resets. */
@@ -88,29 +101,6 @@ return {current, ttl}`;
 type RedisWithIncr = Redis & {
   billingRateLimitIncr(key: string, windowMs: number): Promise<[number, number]>;
 };
-
-/**
- * Windows in Redis, shared by every instance. When Redis does not answer (down, or slower than
- * its 250 ms command timeout) the count falls back to this process's memory, so the API stays
- * up and still limited, per instance, until Redis is back.
- */
-export class RedisCounter implements Counter {
-  constructor(
-    private readonly redis: RedisWithIncr,
-    private readonly fallback: Counter,
-    private readonly onError: (err: unknown) => void,
-  ) {}
-
-  async incr(key: string, windowMs: number): Promise<Count> {
-    try {
-      const [current, ttl] = await this.redis.billingRateLimitIncr(REDIS_PREFIX + key, windowMs);
-      return { current, ttl };
-    } catch (err) {
-      this.onError(err);
-      return this.fallback.incr(key, windowMs);
-    }
-  }
-}
 
 function storeFor(counter: Counter): FastifyRateLimitStoreCtor {
   return class implements FastifyRateLimitStore {
@@ -161,12 +151,25 @@ export class RateLimiter implements OnModuleDestroy {
       commandTimeout: 250,
       connectTimeout: 2000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    });
+    }) as RedisWithIncr;
     redis.defineCommand('billingRateLimitIncr', { numberOfKeys: 1, lua: INCR_SCRIPT });
     redis.on('error', (err) => this.redisDown(err));
     redis.on('ready', () => this.redisUp());
-    this.redis = redis as RedisWithIncr;
-    this.counter = new RedisCounter(this.redis, memory, (err) => this.redisDown(err));
+    this.redis = redis;
+    // Windows in Redis, shared by every instance. When Redis does not answer (down, or slower
+    // than its 250 ms command timeout) the count falls back to this process's memory, so the API
+    // stays up and still limited, per instance, until Redis is back.
+    this.counter = {
+      incr: async (key, windowMs) => {
+        try {
+          const [current, ttl] = await redis.billingRateLimitIncr(REDIS_PREFIX + key, windowMs);
+          return { current, ttl };
+        } catch (err) {
+          this.redisDown(err);
+          return memory.incr(key, windowMs);
+        }
+      },
+    };
   }
 
   /** Registers the plugin and its hook on every request, 404s included. */
@@ -182,13 +185,7 @@ export class RateLimiter implements OnModuleDestroy {
       store: storeFor(this.counter),
       skipOnError: true,
       errorResponseBuilder: (request, context) =>
-        new ApiError(
-          'rate_limited',
-          // Requests without a valid-looking key are counted by client address (rateLimitKey).
-          `Too many requests: the limit is ${context.max} per second per ` +
-            `${rateLimitKey(request).startsWith('key:') ? 'API key' : 'client address for requests without an API key'}; retry in ${context.after}`,
-          { headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) } },
-        ),
+        rateLimitedError(context, rateLimitKey(request).startsWith('key:')),
     });
     fastify.addHook('onRequest', fastify.rateLimit());
   }

@@ -5,31 +5,19 @@ import { Injectable } from '@nestjs/common';
  * a known path with the wrong method answers 405 with Allow. A pattern matches a path exactly as
  * Fastify's router does (no trailing slash): `/v0/products/` does not exist, so it is a 404.
  */
-/**
- * The literal segments of every route (`v0`, `products`, `healthz`; never a `:param` or `*`),
- * collected from Fastify's onRoute hook: with well-formed ids, what a logged path may show.
- */
-export class RouteLiterals {
-  private readonly segments = new Set<string>();
-
-  add(pattern: string): void {
-    for (const segment of pattern.split('/'))
-      if (segment !== '' && !/[:*]/.test(segment)) this.segments.add(segment);
-  }
-
-  has(segment: string): boolean {
-    return this.segments.has(segment);
-  }
-}
-
 @Injectable()
 export class RouteTable {
   private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
-  /** The literal words of every route: what a printed path may show besides ids. */
-  readonly literals = new RouteLiterals();
+  /**
+   * The literal segments of every route (`v0`, `products`, `healthz`; never a `:param` or `*`):
+   * with well-formed ids, what a logged path may show.
+   */
+  readonly literals = new Set<string>();
 
   add(url: string, methods: string | string[]): void {
-    this.literals.add(url);
+    for (const segment of url.split('/')) {
+      if (segment !== '' && !/[:*]/.test(segment)) this.literals.add(segment);
+    }
     const source = url
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))

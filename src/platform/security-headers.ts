@@ -2,43 +2,38 @@ import helmet, { FastifyHelmetOptions } from '@fastify/helmet';
 import Fastify, { FastifyInstance } from 'fastify';
 
 /** Swagger UI's page and assets: the only HTML the service serves. */
-export function isDocsUi(url: string): boolean {
+function isDocsUi(url: string): boolean {
   const path = url.split('?')[0];
   return path === '/docs' || path.startsWith('/docs/');
 }
-
-/** A JSON API loads nothing and is framed by no one. */
-const API_CSP = {
-  useDefaults: false,
-  directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-};
-
-/**
- * Swagger UI runs its own scripts and inline styles and fetches /docs-json, all from this
- * origin: Helmet's default policy allows that. Not upgrade-insecure-requests, which would break
- * the page when the service is reached over plain HTTP by a name other than localhost.
- */
-const DOCS_CSP = {
-  useDefaults: true,
-  directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null },
-};
 
 /**
  * JSON responses leave out what only acts on HTML documents in a browser (Origin-Agent-Cluster,
  * X-DNS-Prefetch-Control, X-Download-Options for Internet Explorer, X-XSS-Protection: 0): they
  * protect nothing here and every header is work on every response. Swagger UI's pages keep them.
  */
-const API_OPTIONS = {
-  contentSecurityPolicy: API_CSP,
-  frameguard: { action: 'deny' as const },
+const API_OPTIONS: FastifyHelmetOptions = {
+  // A JSON API loads nothing and is framed by no one.
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+  frameguard: { action: 'deny' },
   originAgentCluster: false,
   dnsPrefetchControl: false,
   ieNoOpen: false,
   xssFilter: false,
 };
-const DOCS_OPTIONS = {
-  contentSecurityPolicy: DOCS_CSP,
-  frameguard: { action: 'deny' as const },
+
+const DOCS_OPTIONS: FastifyHelmetOptions = {
+  // Swagger UI runs its own scripts and inline styles and fetches /docs-json, all from this
+  // origin: Helmet's default policy allows that. Not upgrade-insecure-requests, which would break
+  // the page when the service is reached over plain HTTP by a name other than localhost.
+  contentSecurityPolicy: {
+    useDefaults: true,
+    directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null },
+  },
+  frameguard: { action: 'deny' },
 };
 
 /** Headers a response has whatever Helmet does: left out of what Helmet is asked for. */
@@ -83,9 +78,7 @@ export interface SecurityHeaders {
  * request Node's parser refused) carry `api` too.
  */
 export async function securityHeaders(): Promise<SecurityHeaders> {
-  const api = await helmetHeaders(API_OPTIONS);
-  const docs = await helmetHeaders(DOCS_OPTIONS);
-  return { api, docs };
+  return { api: await helmetHeaders(API_OPTIONS), docs: await helmetHeaders(DOCS_OPTIONS) };
 }
 
 /** Sets the security headers as constants on every response. */

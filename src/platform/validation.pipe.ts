@@ -4,29 +4,28 @@ import type { MetadataStorage } from 'class-validator/types/metadata/MetadataSto
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { FieldError, ValidationFailedError } from '../common/errors';
 
-/** What each class-validator constraint means to a client, as a stable code and message. */
-const CONSTRAINT_CODES: Record<string, { code: string; message?: string }> = {
-  whitelistValidation: { code: 'unknown_field', message: 'is not a field of this request' },
-  isDefined: { code: 'required', message: 'is required' },
-  isString: { code: 'invalid_type', message: 'must be a string' },
-  isInt: { code: 'invalid_type', message: 'must be a whole number' },
-  isNumber: { code: 'invalid_type', message: 'must be a number' },
-  isBoolean: { code: 'invalid_type', message: 'must be true or false' },
-  isArray: { code: 'invalid_type', message: 'must be an array' },
-  isObject: { code: 'invalid_type', message: 'must be an object' },
-  nestedValidation: { code: 'invalid_type', message: 'must be an object' },
-  isIn: { code: 'invalid_value' },
-  isEnum: { code: 'invalid_value' },
-  min: { code: 'out_of_range' },
-  max: { code: 'out_of_range' },
-  minLength: { code: 'too_short' },
-  maxLength: { code: 'too_long' },
-  isLength: { code: 'invalid_length' },
-  arrayMaxSize: { code: 'too_many_items' },
-  arrayMinSize: { code: 'too_few_items' },
-  arrayUnique: { code: 'duplicate_item' },
-  isNotEmpty: { code: 'blank' },
-  matches: { code: 'invalid_format' },
+/** What each class-validator constraint means to a client, as a stable code. */
+const CONSTRAINT_CODES: Record<string, string> = {
+  isDefined: 'required',
+  isString: 'invalid_type',
+  isInt: 'invalid_type',
+  isNumber: 'invalid_type',
+  isBoolean: 'invalid_type',
+  isArray: 'invalid_type',
+  isObject: 'invalid_type',
+  nestedValidation: 'invalid_type',
+  isIn: 'invalid_value',
+  isEnum: 'invalid_value',
+  min: 'out_of_range',
+  max: 'out_of_range',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  isLength: 'invalid_length',
+  arrayMaxSize: 'too_many_items',
+  arrayMinSize: 'too_few_items',
+  arrayUnique: 'duplicate_item',
+  isNotEmpty: 'blank',
+  matches: 'invalid_format',
 };
 
 /** A wrong type explains every other failure of the same field, so it is reported first. */
@@ -63,10 +62,12 @@ function toFieldError(error: ValidationError, path: string): FieldError {
   }
   const name =
     names.find((n) => TYPE_CONSTRAINTS.has(n)) ?? names.find((n) => contexts[n]?.code) ?? names[0];
-  const mapped = CONSTRAINT_CODES[name];
   const code =
-    contexts[name]?.code ?? mapped?.code ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  const message = (constraints[name] ?? mapped?.message ?? 'is invalid').replace(
+    contexts[name]?.code ??
+    CONSTRAINT_CODES[name] ??
+    name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  // class-validator's message, without the field name it begins with.
+  const message = constraints[name].replace(
     new RegExp(`^(each value in )?${error.property} `),
     '$1',
   );

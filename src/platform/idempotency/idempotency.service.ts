@@ -10,9 +10,10 @@ import { ApiError } from '../../common/errors';
 import { ID_PREFIXES, newId } from '../../common/ids';
 import { SealedText } from '../../common/sealed-text';
 import { routePath } from '../route-path';
+import { secretFieldOf } from '../secret-in-answer';
 import { fingerprintKey, requestFingerprint } from './idempotency-key';
 import { IdempotencyRecord } from './idempotency-record.entity';
-import { IdempotencyRepository } from './idempotency.repository';
+import { IdempotencyRepository, StoredResponse } from './idempotency.repository';
 
 /** How long the first response to a key is kept and replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -58,20 +59,14 @@ export type Claim =
  */
 export class KeyClaim implements CommitHook {
   armed: boolean;
-  /** The answer shows a secret (the route's @SecretInAnswer()): stored encrypted. */
-  readonly secretInAnswer: boolean;
 
   constructor(
     readonly claim: Claim,
     private readonly route: ClaimedRoute,
-    private readonly store: (
-      manager: EntityManager,
-      recordId: string,
-      response: StoredResponse,
-    ) => Promise<void>,
+    /** Stores the answer of the request that owns the key; a retry replays it from then on. */
+    readonly store: (manager: EntityManager, response: StoredResponse) => Promise<void>,
   ) {
     this.armed = claim.kind === 'owner';
-    this.secretInAnswer = route.secretInAnswer ?? false;
   }
 
   /** True when the stored answer is replayed and the handler must not run. */
@@ -97,7 +92,7 @@ export class KeyClaim implements CommitHook {
     // A retry that comes after this commit and before the answer leaves gets the same headers.
     const location = this.route.location?.(result);
     if (location !== undefined) headers.location = location;
-    await this.store(manager, this.claim.recordId, { status: this.route.status, headers, body });
+    await this.store(manager, { status: this.route.status, headers, body });
   }
 
   settle(): void {
@@ -109,8 +104,6 @@ export class KeyClaim implements CommitHook {
 export interface ClaimedRoute {
   /** Its status (@HttpCode, else Nest's default). */
   status: number;
-  /** The answer shows a secret (the route's @SecretInAnswer()): stored encrypted. */
-  secretInAnswer?: boolean;
   /** A create's `Location`, from its answer (@Created). */
   location?: (result: unknown) => string | undefined;
 }
@@ -120,7 +113,24 @@ export interface ClaimedRequest {
   idempotency?: KeyClaim;
 }
 
-type StoredResponse = { status: number; headers: Record<string, string>; body: string | null };
+/** 422: the key was used for another request (`otherRoute`), or with a different body. */
+export function keyReusedError(otherRoute?: string): ApiError {
+  return new ApiError(
+    'idempotency_error',
+    `This Idempotency-Key was already used ${
+      otherRoute ? `for another request (${otherRoute})` : 'with a different body'
+    }; use a new key for a new request`,
+    { code: 'IDEMPOTENCY_KEY_REUSED' },
+  );
+}
+
+export function keyInUseError(): ApiError {
+  return new ApiError(
+    'conflict',
+    'A request with this Idempotency-Key is still being processed; retry after it finishes',
+    { code: 'IDEMPOTENCY_KEY_IN_USE', headers: { 'Retry-After': '1' } },
+  );
+}
 
 /** Thrown inside the claim transaction when the row vanished between two statements. */
 class ClaimRace extends Error {}
@@ -182,8 +192,12 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       body: request.body,
       requestId: String(request.id),
     });
-    return new KeyClaim(claim, route, (m, recordId, response) =>
-      this.completeIn(m, recordId, response, route.secretInAnswer ?? false),
+    // An answer that shows a secret (the route's @SecretInAnswer()) is stored encrypted.
+    const sealed = secretFieldOf(request) !== undefined;
+    return new KeyClaim(claim, route, (m, response) =>
+      claim.kind === 'owner'
+        ? this.completeIn(m, claim.recordId, response, sealed)
+        : Promise.resolve(),
     );
   }
 
@@ -229,31 +243,21 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     if (current.requestHash !== mine.requestHash) {
       const sameRoute =
         current.requestMethod === mine.requestMethod && current.requestPath === mine.requestPath;
-      throw new ApiError(
-        'idempotency_error',
-        `This Idempotency-Key was already used ${
-          sameRoute
-            ? 'with a different body'
-            : `for another request (${current.requestMethod} ${current.requestPath})`
-        }; use a new key for a new request`,
-        { code: 'IDEMPOTENCY_KEY_REUSED' },
+      throw keyReusedError(
+        sameRoute ? undefined : `${current.requestMethod} ${current.requestPath}`,
       );
     }
     if (current.state === 'complete') return { kind: 'replay', record: current };
     if (current.lockedUntil && current.lockedUntil.getTime() > now.getTime()) {
-      throw new ApiError(
-        'conflict',
-        'A request with this Idempotency-Key is still being processed; retry after it finishes',
-        { code: 'IDEMPOTENCY_KEY_IN_USE', headers: { 'Retry-After': '1' } },
-      );
+      throw keyInUseError();
     }
     // In progress past its lock: the request that held it is presumed dead.
     return takeOver();
   }
 
-  /** Stores the response of the request that owns `recordId`; a retry replays it from now on. */
-  async complete(recordId: string, response: StoredResponse, sealed = false): Promise<void> {
-    await this.db.transaction((m) => this.completeIn(m, recordId, response, sealed));
+  /** Stores the answer of `keyClaim` as sent; a retry replays it from now on. */
+  async complete(keyClaim: KeyClaim, response: StoredResponse): Promise<void> {
+    await this.db.transaction((m) => keyClaim.store(m, response));
   }
 
   private async completeIn(
@@ -277,14 +281,6 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     const body = record.responseBody;
     if (body === null || !body.startsWith(SEALED_BODY)) return body;
     return this.answers.open(body.slice(SEALED_BODY.length), record.id);
-  }
-
-  /**
-   * Forgets a claim (the request failed with a 5xx), so that a retry runs again. A claim whose
-   * work committed (its answer stored with it) is kept: the effect happened, a retry replays it.
-   */
-  async release(recordId: string): Promise<void> {
-    await this.db.transaction((m) => this.records.deleteInProgress(m, recordId));
   }
 
   /** Deletes expired records; returns how many. */
@@ -333,18 +329,17 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     const storable = payload === undefined || payload === null || typeof payload === 'string';
     try {
       if (reply.statusCode >= 500 || !storable) {
-        await this.release(claim.recordId);
+        // Forgotten, so that a retry runs again. A claim whose work committed (its answer stored
+        // with it) is kept: the effect happened, a retry replays it.
+        await this.db.transaction((m) => this.records.deleteInProgress(m, claim.recordId));
       } else {
         const headers: Record<string, string> = {};
         for (const name of STORED_HEADERS) {
           const value = reply.getHeader(name);
           if (value !== undefined) headers[name] = String(value);
         }
-        await this.complete(
-          claim.recordId,
-          { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : null },
-          keyClaim.secretInAnswer,
-        );
+        const body = typeof payload === 'string' ? payload : null;
+        await this.complete(keyClaim, { status: reply.statusCode, headers, body });
       }
     } catch (err) {
       // The response still goes out; the key stays in progress until its lock runs out.

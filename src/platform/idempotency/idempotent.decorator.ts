@@ -13,7 +13,6 @@ import type { Principal } from '../../auth/api-keys.service';
 import { CREATED_ROUTE, locationOf } from '../created.decorator';
 import { nextRouteArgIndex, wrapRouteHandler } from '../route-handler';
 import { isApiRoute } from '../route-path';
-import { secretFieldOf } from '../secret-in-answer';
 import { IDEMPOTENT_METHODS, idempotencyKeyOf } from './idempotency-key';
 import { ClaimedRequest, IdempotencyService } from './idempotency.service';
 
@@ -52,12 +51,7 @@ export class IdempotencyClaim implements CanActivate {
         request,
         { organizationId, livemode },
         key,
-        {
-          status,
-          // An answer that shows a secret (@SecretInAnswer()) is stored encrypted.
-          secretInAnswer: secretFieldOf(request) !== undefined,
-          location: created ? (result) => locationOf(controller, result) : undefined,
-        },
+        { status, location: created ? (result) => locationOf(controller, result) : undefined },
       );
     }
     return true;
