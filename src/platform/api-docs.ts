@@ -150,7 +150,7 @@ export function thrownBy(call: () => unknown): ApiError {
 }
 
 /** The caller's organization in examples, and another one's. */
-const EXAMPLE_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG';
+export const EXAMPLE_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0ORG';
 const OTHER_ORGANIZATION_ID = 'org_01JD3Y2Q6J8C4N1V9W5X7Z0OTH';
 
 /** 403 for a body or filter whose merchantId is another organization (docs/api.md §2). */
