@@ -13,6 +13,7 @@ import {
 } from '../subscriptions/subscriptions.service';
 import { BillingRun } from './billing-run';
 import { InvoicesModule } from './invoices.module';
+import { LateUsageChecks } from './late-usage-checks';
 
 /**
  * The invoices' side of the subscriptions' ports (src/subscriptions/billing-hooks.ts): a period
@@ -62,22 +63,6 @@ export class DraftIssuing implements ClockStep {
   }
 }
 
-/** A test clock's advance looks for late usage of its ended subscriptions, on clock time. */
-@Injectable()
-export class LateUsageChecks implements ClockStep {
-  name = 'invoice-late-usage';
-
-  constructor(private readonly billing: BillingRun) {}
-
-  nextDueAt(m: EntityManager, clock: AdvancingClock): Promise<Date | null> {
-    return this.billing.nextLateCheckOnClock(m, clock.id);
-  }
-
-  runDue(m: EntityManager, clock: AdvancingClock, at: Date): Promise<void> {
-    return this.billing.lateChecksOnClock(m, clock.id, at);
-  }
-}
-
 /** Provides PERIOD_CLOSER and CLOCK_STEPS to the subscriptions module (a @Global() module). */
 @Global()
 @Module({
@@ -85,7 +70,6 @@ export class LateUsageChecks implements ClockStep {
   providers: [
     InvoicePeriodCloser,
     DraftIssuing,
-    LateUsageChecks,
     { provide: PERIOD_CLOSER, useExisting: InvoicePeriodCloser },
     {
       provide: CLOCK_STEPS,

@@ -5,11 +5,13 @@ import { UsageModule } from '../usage/usage.module';
 import { BillingRun } from './billing-run';
 import { Invoice } from './entities/invoice.entity';
 import { InvoiceLine } from './entities/invoice-line.entity';
+import { InvoiceLines } from './invoice-lines';
 import { InvoiceNumber } from './entities/invoice-number.entity';
 import { InvoicesController } from './invoices.controller';
 import { UpcomingInvoiceController } from './upcoming-invoice.controller';
 import { InvoicesRepository } from './invoices.repository';
 import { InvoicesService } from './invoices.service';
+import { LateUsageChecks } from './late-usage-checks';
 
 /** Invoices (docs/api.md §5.12): storage, numbers, status moves, the PDF, and the billing run. */
 @Module({
@@ -19,7 +21,7 @@ import { InvoicesService } from './invoices.service';
     UsageModule,
   ],
   controllers: [InvoicesController, UpcomingInvoiceController],
-  providers: [InvoicesRepository, InvoicesService, BillingRun],
-  exports: [InvoicesService, BillingRun],
+  providers: [InvoicesRepository, InvoicesService, InvoiceLines, BillingRun, LateUsageChecks],
+  exports: [InvoicesService, BillingRun, LateUsageChecks],
 })
 export class InvoicesModule {}

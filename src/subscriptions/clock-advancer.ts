@@ -4,7 +4,7 @@ import { TestClocksService } from '../customers/customers.service';
 import { Database } from '../database/database';
 import { Caller } from '../platform/caller';
 import { AdvancingClock, CLOCK_STEPS, ClockStep } from './billing-hooks';
-import { SubscriptionsService } from './subscriptions.service';
+import { SubscriptionLifecycle } from './subscription-lifecycle';
 
 /** A guard against a step that never stops being due (a bug): far more than two years of days. */
 const MAX_STEPS = 100_000;
@@ -24,7 +24,7 @@ export class ClockAdvancer {
   constructor(
     private readonly db: Database,
     private readonly clocks: TestClocksService,
-    subscriptions: SubscriptionsService,
+    subscriptions: SubscriptionLifecycle,
     @Optional() @Inject(CLOCK_STEPS) extra?: ClockStep[],
   ) {
     this.steps = [subscriptions, ...(extra ?? [])];

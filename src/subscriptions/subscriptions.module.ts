@@ -5,6 +5,7 @@ import { EventsModule } from '../events/events.module';
 import { PlansModule } from '../plans/plans.module';
 import { ClockAdvancer } from './clock-advancer';
 import { Subscription } from './entities/subscription.entity';
+import { SubscriptionLifecycle } from './subscription-lifecycle';
 import { SubscriptionsController, TestClockAdvanceController } from './subscriptions.controller';
 import { SubscriptionsJob } from './subscriptions.job';
 import { SubscriptionsRepository } from './subscriptions.repository';
@@ -19,7 +20,13 @@ import { SubscriptionsService } from './subscriptions.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Subscription]), CustomersModule, PlansModule, EventsModule],
   controllers: [SubscriptionsController, TestClockAdvanceController],
-  providers: [SubscriptionsRepository, SubscriptionsService, ClockAdvancer, SubscriptionsJob],
+  providers: [
+    SubscriptionsRepository,
+    SubscriptionLifecycle,
+    SubscriptionsService,
+    ClockAdvancer,
+    SubscriptionsJob,
+  ],
   exports: [SubscriptionsService],
 })
 export class SubscriptionsModule {}
