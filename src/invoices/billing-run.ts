@@ -17,8 +17,6 @@ import { InvoicesRepository } from './invoices.repository';
 import { DraftInvoice, InvoicesService } from './invoices.service';
 
 const ISSUE_JOB = { intervalMs: 1000, concurrency: 8, leaseMs: 60_000 };
-/** How far back a usage event's timestamp may be (docs/api.md §5.11): no late usage after that. */
-const USAGE_WINDOW_MS = 90 * 24 * 3600 * 1000;
 
 /**
  * The billing run (docs/api.md §5.12): a draft at each period's close, recomputed with the usage
@@ -41,11 +39,6 @@ export class BillingRun implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.invoices.useBeforeIssue(async (m, invoice, at) => {
-      await this.recompute(m, invoice);
-      return this.nextLateCheck(m, invoice.subscriptionId, at);
-    });
-    this.invoices.useDraftLines((m, invoice) => this.lines.draftLines(m, invoice));
     this.issueJob = this.poller.register<Invoice>({
       name: 'invoice-issue',
       ...ISSUE_JOB,
@@ -57,20 +50,6 @@ export class BillingRun implements OnApplicationBootstrap {
           await this.invoices.issueDue(m, tenant, invoice.id, new Date());
         }),
     });
-  }
-
-  /**
-   * When to look for late usage after an invoice issued at `at`: null unless its subscription has
-   * ended; then a grace later, and after that at intervals that double with the time since the
-   * end (a handful of looks), until no usage event can fall in its periods any more.
-   */
-  async nextLateCheck(m: EntityManager, subscriptionId: string, at: Date): Promise<Date | null> {
-    const s = await m.findOne(Subscription, { where: { id: subscriptionId } });
-    if (!s || s.status !== 'terminated' || s.terminatedAt === null) return null;
-    const grace = this.config.invoiceGraceSeconds * 1000;
-    const sinceEnd = Math.max(0, at.getTime() - s.terminatedAt.getTime());
-    const next = at.getTime() + Math.max(grace, sinceEnd);
-    return next > s.terminatedAt.getTime() + USAGE_WINDOW_MS + grace ? null : new Date(next);
   }
 
   /**
@@ -210,23 +189,6 @@ export class BillingRun implements OnApplicationBootstrap {
   }
 
   /** Recomputes a draft before it is issued: its period's usage and late usage as stored now. */
-  private async recompute(m: EntityManager, invoice: Invoice): Promise<void> {
-    await this.invoices.saveDraft(m, {
-      tenant: { organizationId: invoice.organizationId, livemode: invoice.livemode },
-      customerId: invoice.customerId,
-      subscriptionId: invoice.subscriptionId,
-      planId: invoice.planId,
-      currency: invoice.currency,
-      periodStart: invoice.periodStart,
-      periodEnd: invoice.periodEnd,
-      tax: { behavior: invoice.taxBehavior, rate: invoice.taxRate },
-      customer: invoice.customer,
-      testClockId: invoice.testClockId,
-      graceEndsAt: invoice.graceEndsAt,
-      lines: await this.lines.draftLines(m, invoice),
-    });
-  }
-
   private async customerOf(
     m: EntityManager,
     id: string,

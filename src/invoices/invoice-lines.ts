@@ -9,9 +9,22 @@ import { Price } from '../plans/entities/price.entity';
 import { UsageAggregator } from '../usage/usage-aggregator';
 import { ChargedPrice, Decimal, chargeFor, fixedFeeLineAmount, lineAmount } from './charging';
 import { Invoice } from './entities/invoice.entity';
-import { InvoiceLine } from './entities/invoice-line.entity';
+import { InvoiceLine, InvoiceLineType } from './entities/invoice-line.entity';
 import { InvoicesRepository } from './invoices.repository';
-import { DraftLine } from './invoices.service';
+
+/** One computed line of a draft: what InvoiceLines answers, and what a draft stores. */
+export interface DraftLine {
+  type: InvoiceLineType;
+  description: string;
+  priceId: string | null;
+  billableMetricId: string | null;
+  model: string | null;
+  priceProperties: object | null;
+  quantity: string | null;
+  amount: string;
+  periodStart: Date;
+  periodEnd: Date;
+}
 
 /**
  * A period that closed (docs/api.md §5.10): at its end, or early by a termination or a plan change

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError } from '../common/errors';
 import { ID_PREFIXES, isIdOf, newId } from '../common/ids';
 import { ListResponse, toListResponse } from '../common/dto/list-query.dto';
 import { Tenant } from '../common/tenant';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { Subscription } from '../subscriptions/entities/subscription.entity';
 import { Actor, Caller, RequestRef, SYSTEM } from '../platform/caller';
 import { EventsService } from '../events/events.service';
 import { EventType } from '../events/event-types';
@@ -13,31 +15,12 @@ import { InvoiceResponse, toInvoiceResponse } from './dto/invoice.response';
 import { ListInvoicesQueryDto } from './dto/list-invoices-query.dto';
 import { PayInvoiceDto } from './dto/pay-invoice.dto';
 import { BilledCustomer, Invoice, InvoiceStatus } from './entities/invoice.entity';
-import { InvoiceLine, InvoiceLineType } from './entities/invoice-line.entity';
+import { InvoiceLine } from './entities/invoice-line.entity';
 import { renderInvoicePdf } from './invoice-pdf';
 import { canMove } from './invoice-status';
 import { InvalidStatusTransitionError } from './invoices.errors';
+import { DraftLine, InvoiceLines } from './invoice-lines';
 import { InvoicesRepository } from './invoices.repository';
-
-/** One computed line of a draft (the billing run's output). */
-export interface DraftLine {
-  type: InvoiceLineType;
-  description: string;
-  priceId: string | null;
-  billableMetricId: string | null;
-  model: string | null;
-  priceProperties: object | null;
-  quantity: string | null;
-  amount: string;
-  periodStart: Date;
-  periodEnd: Date;
-}
-
-/** Recomputes a draft about to be issued at `at`; answers its lateCheckAt (docs/api.md §5.12). */
-type BeforeIssue = (m: EntityManager, invoice: Invoice, at: Date) => Promise<Date | null>;
-
-/** A draft's lines with the usage stored now, computed without writing (the billing run's). */
-type DraftLines = (m: EntityManager, invoice: Invoice) => Promise<DraftLine[]>;
 
 /** A period's invoice as the billing run computed it: saved as a draft, or a draft recomputed. */
 export interface DraftInvoice {
@@ -63,42 +46,27 @@ interface Mover {
   request: RequestRef | null;
 }
 
+/** How far back a usage event's timestamp may be (docs/api.md §5.11): no late usage after that. */
+const USAGE_WINDOW_MS = 90 * 24 * 3600 * 1000;
+
 /** Formats an invoice number: INV- and at least six digits. */
 export const invoiceNumber = (n: number) => `INV-${String(n).padStart(6, '0')}`;
 
 /**
  * Invoices (docs/api.md §5.12): stored drafts recomputed until issued, numbers given at issue,
- * the moves draft → issued → paid | void, and the document. The billing run (billing-run.ts)
- * computes what a draft holds; this service stores it and moves it.
+ * the moves draft → issued → paid | void, and the document. InvoiceLines (invoice-lines.ts)
+ * computes what a draft holds, the billing run (billing-run.ts) says when; this service stores
+ * it, answers it current on every read, and moves it.
  */
 @Injectable()
 export class InvoicesService {
-  /** Recomputes a draft with the usage stored now, before it is issued (set by the billing run). */
-  private beforeIssue?: BeforeIssue;
-  /** A draft's current lines, for every read of a draft (set by the billing run). */
-  private draftLines?: DraftLines;
-
   constructor(
     private readonly db: Database,
     private readonly invoices: InvoicesRepository,
     private readonly events: EventsService,
+    private readonly lines: InvoiceLines,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  /**
-   * The billing run's work before every issue (one caller: BillingRun): the draft recomputed, and
-   * when to look for late usage after it (an ended subscription's last invoice), or null.
-   */
-  useBeforeIssue(beforeIssue: BeforeIssue): void {
-    this.beforeIssue = beforeIssue;
-  }
-
-  /**
-   * How a read of a draft is computed (one caller: BillingRun): the same lines its issue stores,
-   * answered without writing, so that a draft always shows the usage stored now.
-   */
-  useDraftLines(draftLines: DraftLines): void {
-    this.draftLines = draftLines;
-  }
 
   async get(tenant: Tenant, id: string): Promise<InvoiceResponse> {
     return this.db.read((m) => this.view(m, tenant, id));
@@ -244,7 +212,8 @@ export class InvoicesService {
    * customer's clock. The caller has locked the invoice (findOfPeriod, find with lock).
    */
   async issueLocked(m: EntityManager, invoice: Invoice, at: Date, mover: Mover): Promise<void> {
-    const lateCheckAt = this.beforeIssue ? await this.beforeIssue(m, invoice, at) : null;
+    await this.recompute(m, invoice);
+    const lateCheckAt = await this.nextLateCheck(m, invoice.subscriptionId, at);
     const number = invoiceNumber(await this.invoices.nextNumber(m, mover.principal));
     await this.invoices.update(m, invoice.id, {
       status: 'issued',
@@ -255,6 +224,38 @@ export class InvoicesService {
       updatedAt: new Date(),
     });
     await this.recordMove(m, mover, invoice.id, 'invoice.issued');
+  }
+
+  /**
+   * When to look for late usage after an invoice issued at `at`: null unless its subscription has
+   * ended; then a grace later, and after that at intervals that double with the time since the
+   * end (a handful of looks), until no usage event can fall in its periods any more.
+   */
+  async nextLateCheck(m: EntityManager, subscriptionId: string, at: Date): Promise<Date | null> {
+    const s = await m.findOne(Subscription, { where: { id: subscriptionId } });
+    if (!s || s.status !== 'terminated' || s.terminatedAt === null) return null;
+    const grace = this.config.invoiceGraceSeconds * 1000;
+    const sinceEnd = Math.max(0, at.getTime() - s.terminatedAt.getTime());
+    const next = at.getTime() + Math.max(grace, sinceEnd);
+    return next > s.terminatedAt.getTime() + USAGE_WINDOW_MS + grace ? null : new Date(next);
+  }
+
+  /** A stored draft recomputed with the usage stored now (before its issue). */
+  private async recompute(m: EntityManager, invoice: Invoice): Promise<void> {
+    await this.saveDraft(m, {
+      tenant: { organizationId: invoice.organizationId, livemode: invoice.livemode },
+      customerId: invoice.customerId,
+      subscriptionId: invoice.subscriptionId,
+      planId: invoice.planId,
+      currency: invoice.currency,
+      periodStart: invoice.periodStart,
+      periodEnd: invoice.periodEnd,
+      tax: { behavior: invoice.taxBehavior, rate: invoice.taxRate },
+      customer: invoice.customer,
+      testClockId: invoice.testClockId,
+      graceEndsAt: invoice.graceEndsAt,
+      lines: await this.lines.draftLines(m, invoice),
+    });
   }
 
   /** Issues the draft `id` (already claimed by the billing run) when it is still a draft. */
@@ -339,8 +340,8 @@ export class InvoicesService {
     invoice: Invoice,
     stored: InvoiceLine[],
   ): Promise<InvoiceResponse> {
-    if (invoice.status !== 'draft' || !this.draftLines) return toInvoiceResponse(invoice, stored);
-    const computed = await this.draftLines(m, invoice);
+    if (invoice.status !== 'draft') return toInvoiceResponse(invoice, stored);
+    const computed = await this.lines.draftLines(m, invoice);
     const tax = { behavior: invoice.taxBehavior, rate: invoice.taxRate };
     const amounts = this.totalsOf(computed, { currency: invoice.currency, tax });
     const lines = computed.map((line, position): InvoiceLine => {

@@ -8,12 +8,13 @@ import { BillingRun } from './billing-run';
 import { Invoice } from './entities/invoice.entity';
 import { ClosedPeriod, InvoiceLines, Terms } from './invoice-lines';
 import { InvoicesRepository } from './invoices.repository';
+import { InvoicesService } from './invoices.service';
 
 const LATE_CHECK_JOB = { intervalMs: 1000, concurrency: 4, leaseMs: 60_000 };
 
 /**
  * Late usage of an ended subscription (docs/api.md §5.12 "an invoice of its own"): its last
- * issued invoice holds `lateCheckAt` (BillingRun.nextLateCheck sets it at the issue). On real
+ * issued invoice holds `lateCheckAt` (InvoicesService.nextLateCheck sets it at the issue). On real
  * time the lease poller's `invoice-late-usage` job looks at it when due; on a test clock, the
  * clock's advance (this is its ClockStep), on clock time.
  */
@@ -24,6 +25,7 @@ export class LateUsageChecks implements ClockStep, OnApplicationBootstrap {
   constructor(
     private readonly db: Database,
     private readonly billing: BillingRun,
+    private readonly invoices: InvoicesService,
     private readonly lines: InvoiceLines,
     private readonly repository: InvoicesRepository,
     private readonly poller: LeasePoller,
@@ -70,7 +72,7 @@ export class LateUsageChecks implements ClockStep, OnApplicationBootstrap {
     const terms: Terms = { currency: last.currency, tax, fixedFee: null, prices: [] };
     const lines = await this.lines.linesFor(m, closed, terms, at);
     if (lines.length === 0) {
-      const next = await this.billing.nextLateCheck(m, last.subscriptionId, at);
+      const next = await this.invoices.nextLateCheck(m, last.subscriptionId, at);
       await this.repository.update(m, last.id, { lateCheckAt: next });
       return;
     }
