@@ -54,9 +54,9 @@ export function claimLock<E extends ObjectLiteral>(
  * dies leaves its leases to expire; any instance claims the rows again then.
  *
  * Each registered job polls every `intervalMs`, at `wake()`, and, after a claim that took
- * something or left items in flight (more may be due), again as soon as an item ends. A claim takes at most the room left
- * beside the job's items in flight (`concurrency`). Polls of one job never overlap. Module destroy
- * stops the polls and waits for the items in flight.
+ * something or left items in flight (more may be due), again as soon as an item ends. A claim
+ * takes at most the room left beside the job's items in flight (`concurrency`). Polls of one job
+ * never overlap. Module destroy stops the polls and waits for the items in flight.
  *
  * ```ts
  * const handle = poller.register<Account>({
