@@ -102,6 +102,37 @@ describe('LeasePoller', () => {
     await until(() => rows.done.includes('new'));
   });
 
+  it('polls again as an item ends after a claim that its own limits left empty', async () => {
+    const rows = new Rows();
+    rows.add('a');
+    rows.add('b', Date.now() + 1);
+    let polls = 0;
+    let held = false;
+    let release!: () => void;
+    const first = new Promise<void>((resolve) => (release = resolve));
+    const handle = poller.register(
+      job(rows, {
+        // One at a time, as an endpoint's concurrency holds back its deliveries.
+        claim: (_m, now, _limit, leaseUntil) => {
+          polls++;
+          return Promise.resolve(held ? [] : rows.claim(now, 1, leaseUntil));
+        },
+        run: async (id) => {
+          held = true;
+          if (id === 'a') await first;
+          held = false;
+          rows.finish(id);
+        },
+      }),
+    );
+    poller.onApplicationBootstrap();
+    await until(() => polls === 1);
+    handle.wake(); // 'a' is in flight: this claim takes nothing
+    await until(() => polls === 2);
+    release();
+    await until(() => rows.done.length === 2);
+  });
+
   it('runs an item again once the lease of a failed run has ended', async () => {
     const rows = new Rows();
     rows.add('flaky');

@@ -54,10 +54,31 @@ export function claimLock<E extends ObjectLiteral>(
  * dies leaves its leases to expire; any instance claims the rows again then.
  *
  * Each registered job polls every `intervalMs`, at `wake()`, and, after a claim that took
+<<<<<<< HEAD
  * something (more may be due), again as soon as an item ends. A claim takes at most the room left
  * beside the job's items in flight (`concurrency`). Polls of one job never overlap. Module destroy
  * stops the polls and waits for the items in flight. The verification worker
  * (external-accounts/verification/verification.worker.ts) is the smallest job.
+=======
+ * something or left items in flight (more may be due), again as soon as an item ends. A claim
+ * takes at most the room left beside the job's items in flight (`concurrency`). Polls of one job
+ * never overlap. Module destroy stops the polls and waits for the items in flight.
+ *
+ * ```ts
+ * const handle = poller.register<Account>({
+ *   name: 'verification',
+ *   intervalMs: 1000, concurrency: 20, leaseMs: 60_000,
+ *   claim: async (m, now, limit, leaseUntil) => {
+ *     const due = await claimLock(m.createQueryBuilder(Account, 'a')
+ *       .where('a.dueAt <= :now', { now }).orderBy('a.dueAt').limit(limit)).getMany();
+ *     await m.update(Account, { id: In(due.map((a) => a.id)) }, { dueAt: leaseUntil });
+ *     return due;
+ *   },
+ *   run: (account) => verification.decide(account), // writes the outcome, clears dueAt
+ * });
+ * handle.wake(); // after a commit that made something due now
+ * ```
+>>>>>>> delivery-perf
  */
 @Injectable()
 export class LeasePoller implements OnApplicationBootstrap, OnModuleDestroy {
@@ -94,8 +115,8 @@ class JobLoop<T> {
   /** A wake or an ended item came during a poll: poll again right after it. */
   private again = false;
   /**
-   * The last claim took something: more may be due (beyond its room, or held back by the job's
-   * own limits), so poll again as soon as an item ends.
+   * The last claim took something, or left items in flight: more may be due (beyond its room, or
+   * held back by the job's own limits), so poll again as soon as an item ends.
    */
   private more = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -160,7 +181,9 @@ class JobLoop<T> {
       undefined,
       this.job.unit,
     );
-    this.more = items.length > 0;
+    // With items in flight, an empty claim does not mean nothing is due: their ends free room
+    // that the job's own limits held back, and rows that their records held (SKIP LOCKED).
+    this.more = items.length > 0 || this.inFlight.size > 0;
     for (const item of items) this.runItem(item);
   }
 

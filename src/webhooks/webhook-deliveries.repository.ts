@@ -79,6 +79,20 @@ export class WebhookDeliveriesRepository {
     await m.update(WebhookDelivery, { id }, { ...changes, updatedAt: new Date() });
   }
 
+  /** Updates a delivery whose lease is still `delivery`'s; false if another claim took it over. */
+  async finish(
+    m: EntityManager,
+    delivery: WebhookDelivery,
+    changes: QueryDeepPartialEntity<WebhookDelivery>,
+  ): Promise<boolean> {
+    const { affected } = await m.update(
+      WebhookDelivery,
+      { id: delivery.id, leaseToken: delivery.leaseToken! },
+      { ...changes, leaseToken: null, updatedAt: new Date() },
+    );
+    return affected === 1;
+  }
+
   /**
    * A leased delivery not attempted (its instance stopping) is due again at `at`, if the lease
    * is still `token`'s and it was not canceled meanwhile; not counted as an attempt.

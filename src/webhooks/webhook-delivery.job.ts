@@ -9,6 +9,7 @@ import { Database, FIRST } from '../database/database';
 import { LeaseJobHandle, LeasePoller } from '../database/lease-poller';
 import { Metrics } from '../platform/metrics';
 import { toEventResponse } from '../events/dto/event.response';
+import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { SendOutcome, WebhookSender } from './webhook-sender';
@@ -147,7 +148,15 @@ export class WebhookDeliveryJob implements OnModuleInit {
             ? 'http_error'
             : 'network_error',
       });
-      await this.db.transaction((m) => this.record(m, c, outcome, new Date()), undefined, FIRST);
+      const at = new Date();
+      await this.db.transaction(
+        (m) =>
+          outcome.succeeded
+            ? this.recordSuccess(m, c, outcome, at)
+            : this.record(m, c, outcome, at),
+        undefined,
+        FIRST,
+      );
     } finally {
       this.hold(c.endpoint, -1);
     }
@@ -162,6 +171,26 @@ export class WebhookDeliveryJob implements OnModuleInit {
       if (n > 0) map.set(key, n);
       else map.delete(key);
     }
+  }
+
+  /**
+   * A success, the common case, locks no endpoint row (so the claims and the other attempts of
+   * its endpoint do not queue behind it): the endpoint's failing streak ends, if it has one (the
+   * endpoint is locked only then, before the delivery, as `record` and PATCH lock them), and the
+   * delivery is done, if the claim's lease is still its own (else another claim took over and
+   * records its own attempt).
+   */
+  private async recordSuccess(
+    m: EntityManager,
+    c: Claimed,
+    outcome: SendOutcome,
+    at: Date,
+  ): Promise<void> {
+    const { delivery } = c;
+    await this.endpoints.stopFailing(m, c.endpoint.id);
+    const done = { attempts: delivery.attempts + 1, status: 'succeeded' as const };
+    if (!(await this.deliveries.finish(m, delivery, { ...done, nextAttemptAt: null }))) return;
+    await this.deliveries.insertAttempt(m, attemptRow(delivery, done.attempts, outcome, null, at));
   }
 
   /**
@@ -194,19 +223,7 @@ export class WebhookDeliveryJob implements OnModuleInit {
     const delay =
       outcome.succeeded || !live || disabling ? undefined : retryScheduleSeconds[attempt - 1];
     const nextRetryAt = delay === undefined ? null : new Date(at.getTime() + delay * 1000);
-    await this.deliveries.insertAttempt(m, {
-      id: newId(ID_PREFIXES.webhookAttempt),
-      deliveryId: delivery.id,
-      endpointId: delivery.endpointId,
-      eventId: delivery.eventId,
-      attempt,
-      succeeded: outcome.succeeded,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-      nextRetryAt,
-      createdAt: at,
-    });
+    await this.deliveries.insertAttempt(m, attemptRow(delivery, attempt, outcome, nextRetryAt, at));
     await this.deliveries.update(m, delivery.id, {
       attempts: attempt,
       status: outcome.succeeded
@@ -241,4 +258,26 @@ export class WebhookDeliveryJob implements OnModuleInit {
       FIRST,
     );
   }
+}
+
+function attemptRow(
+  delivery: WebhookDelivery,
+  attempt: number,
+  outcome: SendOutcome,
+  nextRetryAt: Date | null,
+  at: Date,
+): WebhookAttempt {
+  return {
+    id: newId(ID_PREFIXES.webhookAttempt),
+    deliveryId: delivery.id,
+    endpointId: delivery.endpointId,
+    eventId: delivery.eventId,
+    attempt,
+    succeeded: outcome.succeeded,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    nextRetryAt,
+    createdAt: at,
+  };
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In, IsNull, MoreThan, Or } from 'typeorm';
+import { EntityManager, In, IsNull, MoreThan, Not, Or } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Organization } from '../auth/entities/organization.entity';
 import { Tenant, ownedBy } from '../common/tenant';
@@ -102,6 +102,11 @@ export class WebhookEndpointsRepository {
       qb.andWhere('e.organizationId NOT IN (:...orgs)', { orgs: skip.organizations });
     }
     return claimLock(qb.orderBy('e.nextDeliveryAt', 'ASC').limit(limit)).getMany();
+  }
+
+  /** Ends an endpoint's failing streak: locks nothing when it has none. */
+  async stopFailing(m: EntityManager, id: string): Promise<void> {
+    await m.update(WebhookEndpoint, { id, failingSince: Not(IsNull()) }, { failingSince: null });
   }
 
   /** When the claim should visit an endpoint again (null: it has nothing left to deliver). */
