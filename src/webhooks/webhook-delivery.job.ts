@@ -153,7 +153,7 @@ export class WebhookDeliveryJob implements OnModuleInit {
         (m) =>
           outcome.succeeded
             ? this.recordSuccess(m, c, outcome, at)
-            : this.record(m, c, outcome, at),
+            : this.recordFailure(m, c, outcome, at),
         undefined,
         FIRST,
       );
@@ -176,7 +176,7 @@ export class WebhookDeliveryJob implements OnModuleInit {
   /**
    * A success, the common case, locks no endpoint row (so the claims and the other attempts of
    * its endpoint do not queue behind it): the endpoint's failing streak ends, if it has one (the
-   * endpoint is locked only then, before the delivery, as `record` and PATCH lock them), and the
+   * endpoint is locked only then, before the delivery, as `recordFailure` and PATCH lock them), and the
    * delivery is done, if the claim's lease is still its own (else another claim took over and
    * records its own attempt).
    */
@@ -194,12 +194,12 @@ export class WebhookDeliveryJob implements OnModuleInit {
   }
 
   /**
-   * The attempt's row, its delivery's next state (WEBHOOK_RETRY_SCHEDULE) and its endpoint's
-   * failing streak, under the claim's lease; an endpoint failing every attempt for
+   * A failed attempt: its row, its delivery's next state (WEBHOOK_RETRY_SCHEDULE) and its
+   * endpoint's failing streak, under the claim's lease; an endpoint failing every attempt for
    * WEBHOOK_DISABLE_AFTER_SECONDS is disabled. The endpoint is locked before the delivery, in the
    * order PATCH and DELETE lock them, so the two never deadlock.
    */
-  private async record(
+  private async recordFailure(
     m: EntityManager,
     c: Claimed,
     outcome: SendOutcome,
@@ -215,28 +215,18 @@ export class WebhookDeliveryJob implements OnModuleInit {
       endpoint.deletedAt === null &&
       endpoint.status === 'enabled' &&
       delivery.status !== 'canceled';
-    const failingSince = outcome.succeeded ? null : (endpoint.failingSince ?? at);
-    const disabling =
-      live &&
-      failingSince !== null &&
-      at.getTime() - failingSince.getTime() >= disableAfterSeconds * 1000;
-    const delay =
-      outcome.succeeded || !live || disabling ? undefined : retryScheduleSeconds[attempt - 1];
+    const failingSince = endpoint.failingSince ?? at;
+    const disabling = live && at.getTime() - failingSince.getTime() >= disableAfterSeconds * 1000;
+    const delay = !live || disabling ? undefined : retryScheduleSeconds[attempt - 1];
     const nextRetryAt = delay === undefined ? null : new Date(at.getTime() + delay * 1000);
     await this.deliveries.insertAttempt(m, attemptRow(delivery, attempt, outcome, nextRetryAt, at));
     await this.deliveries.update(m, delivery.id, {
       attempts: attempt,
-      status: outcome.succeeded
-        ? 'succeeded'
-        : nextRetryAt
-          ? 'pending'
-          : live && !disabling
-            ? 'failed'
-            : 'canceled',
+      status: nextRetryAt ? 'pending' : live && !disabling ? 'failed' : 'canceled',
       nextAttemptAt: nextRetryAt,
       leaseToken: null,
     });
-    if ((endpoint.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) {
+    if (endpoint.failingSince === null) {
       await this.endpoints.update(m, endpoint, endpoint.id, { failingSince });
     }
     if (nextRetryAt) await this.endpoints.dueBy(m, [endpoint.id], nextRetryAt);
