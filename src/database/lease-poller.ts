@@ -54,31 +54,10 @@ export function claimLock<E extends ObjectLiteral>(
  * dies leaves its leases to expire; any instance claims the rows again then.
  *
  * Each registered job polls every `intervalMs`, at `wake()`, and, after a claim that took
-<<<<<<< HEAD
- * something (more may be due), again as soon as an item ends. A claim takes at most the room left
- * beside the job's items in flight (`concurrency`). Polls of one job never overlap. Module destroy
- * stops the polls and waits for the items in flight. The verification worker
- * (external-accounts/verification/verification.worker.ts) is the smallest job.
-=======
  * something or left items in flight (more may be due), again as soon as an item ends. A claim
  * takes at most the room left beside the job's items in flight (`concurrency`). Polls of one job
- * never overlap. Module destroy stops the polls and waits for the items in flight.
- *
- * ```ts
- * const handle = poller.register<Account>({
- *   name: 'verification',
- *   intervalMs: 1000, concurrency: 20, leaseMs: 60_000,
- *   claim: async (m, now, limit, leaseUntil) => {
- *     const due = await claimLock(m.createQueryBuilder(Account, 'a')
- *       .where('a.dueAt <= :now', { now }).orderBy('a.dueAt').limit(limit)).getMany();
- *     await m.update(Account, { id: In(due.map((a) => a.id)) }, { dueAt: leaseUntil });
- *     return due;
- *   },
- *   run: (account) => verification.decide(account), // writes the outcome, clears dueAt
- * });
- * handle.wake(); // after a commit that made something due now
- * ```
->>>>>>> delivery-perf
+ * never overlap. Module destroy stops the polls and waits for the items in flight. The
+ * verification worker (external-accounts/verification/verification.worker.ts) is the smallest job.
  */
 @Injectable()
 export class LeasePoller implements OnApplicationBootstrap, OnModuleDestroy {
