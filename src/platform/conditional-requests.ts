@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagOfJson } from './etag';
+import { etagOfJson } from '../common/etag';
 import { secretFieldOf } from './secret-in-answer';
 
 const ETAG_METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']);

@@ -27,40 +27,37 @@ export function parserError(code?: string, rawPacket?: Buffer, bytesParsed = 0):
         code: 'PAYLOAD_TOO_LARGE',
       });
     case 'HPE_INVALID_EOF_STATE':
-      return new ApiError(
-        'validation_error',
+      return malformed(
         'The connection was closed before the body announced by Content-Length (or chunked encoding) arrived in full',
-        { code: 'INVALID_CONTENT_LENGTH' },
+        'INVALID_CONTENT_LENGTH',
       );
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return new ApiError(
-        'validation_error',
+      return malformed(
         'Content-Length is not a single number, or is sent with Transfer-Encoding',
-        { code: 'INVALID_CONTENT_LENGTH' },
+        'INVALID_CONTENT_LENGTH',
       );
     case 'HPE_INVALID_CHUNK_SIZE':
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_STRICT':
-      return new ApiError('validation_error', 'The chunked body is not valid chunked encoding', {
-        code: 'MALFORMED_REQUEST',
-      });
+      return malformed('The chunked body is not valid chunked encoding');
     case 'HPE_INVALID_HEADER_TOKEN':
     case 'HPE_INVALID_HEADER_VALUE_CHAR':
     case 'HPE_LF_EXPECTED':
     case 'HPE_CR_EXPECTED':
-      return new ApiError(
-        'validation_error',
+      return malformed(
         'A header name or value holds a character HTTP does not allow (a control character such as DEL, or a bare CR or LF)',
-        { code: 'MALFORMED_REQUEST' },
       );
     default:
-      return new ApiError(
-        'validation_error',
+      return malformed(
         'The request is not valid HTTP/1.1 (its request line, a header, or the bytes after its body)',
-        { code: 'MALFORMED_REQUEST' },
       );
   }
+}
+
+/** A 400 for a request that is not valid HTTP. */
+function malformed(message: string, code = 'MALFORMED_REQUEST'): ApiError {
+  return new ApiError('validation_error', message, { code });
 }
 
 /** True when the line the parser stopped in is a request line (`FROB /path HTTP/1.1`). */
@@ -173,11 +170,7 @@ export class Connections {
       }
       if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
         // RFC 9112 3.2 (Node's own check, requireHostHeader, answers a bare 400).
-        return done(
-          new ApiError('validation_error', 'An HTTP/1.1 request must carry a Host header', {
-            code: 'MALFORMED_REQUEST',
-          }),
-        );
+        return done(malformed('An HTTP/1.1 request must carry a Host header'));
       }
       done();
     });

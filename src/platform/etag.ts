@@ -1,8 +1,6 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-export { etagOf, etagOfJson } from '../common/etag';
-
 /** The If-Match request header (empty when sent empty: see assertIfMatch in common/etag), or undefined. */
 export const IfMatch = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): string | undefined => {

@@ -13,19 +13,14 @@ import { ApiError } from '../common/errors';
 export const RATE_LIMIT_WINDOW_MS = 1000;
 const REDIS_PREFIX = 'billing-api:rate-limit:';
 
+const EXEMPT_PATHS = new Set(['/healthz', '/readyz', '/docs', '/docs-json', '/docs-yaml']);
+
 /** Liveness, readiness and the API docs are not limited (probes share one address). */
 export function isRateLimitExempt(url: string): boolean {
   // Every API request (/v0/...) is counted: answer it without building the path.
   if (url.startsWith('/v0/')) return false;
   const path = url.split('?')[0];
-  return (
-    path === '/healthz' ||
-    path === '/readyz' ||
-    path === '/docs' ||
-    path.startsWith('/docs/') ||
-    path === '/docs-json' ||
-    path === '/docs-yaml'
-  );
+  return EXEMPT_PATHS.has(path) || path.startsWith('/docs/');
 }
 
 /**

@@ -101,14 +101,14 @@ export class RouteInputGuard implements CanActivate {
     const allowed = shape.query;
     const unknown = names.filter((name) => !allowed.has(name));
     if (unknown.length === 0) return true;
-    throw new ValidationFailedError(
-      unknown.map((field) => ({
-        field,
-        code: 'unknown_field',
-        message: 'is not a query parameter of this route',
-      })),
-    );
+    throw unknownFields(unknown, 'is not a query parameter of this route');
   }
+}
+
+function unknownFields(fields: string[], message: string): ValidationFailedError {
+  return new ValidationFailedError(
+    fields.map((field): FieldError => ({ field, code: 'unknown_field', message })),
+  );
 }
 
 /**
@@ -126,11 +126,5 @@ function assertNoBodyFields(body: unknown): void {
   if (fields.length === 0) return;
   const found = findUnstorableText(body);
   if (found !== null) throw ValidationFailedError.field(found.path, found.code, found.message);
-  throw new ValidationFailedError(
-    fields.map((field): FieldError => ({
-      field,
-      code: 'unknown_field',
-      message: 'is not a field of this request: this route takes no body',
-    })),
-  );
+  throw unknownFields(fields, 'is not a field of this request: this route takes no body');
 }

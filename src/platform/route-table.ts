@@ -28,17 +28,15 @@ export class RouteTable {
       entry = { url, pattern, methods: new Set() };
       this.routes.push(entry);
     }
-    for (const m of Array.isArray(methods) ? methods : [methods])
-      entry.methods.add(m.toUpperCase());
+    // HEAD and OPTIONS are never listed, nor named in Allow.
+    for (const m of [methods].flat().map((m) => m.toUpperCase())) {
+      if (m !== 'HEAD' && m !== 'OPTIONS') entry.methods.add(m);
+    }
   }
 
-  /** Every registered route, one entry per method (HEAD and OPTIONS left out). */
+  /** Every registered route, one entry per method. */
   list(): { method: string; url: string }[] {
-    return this.routes.flatMap((r) =>
-      [...r.methods]
-        .filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
-        .map((method) => ({ method, url: r.url })),
-    );
+    return this.routes.flatMap((r) => [...r.methods].map((method) => ({ method, url: r.url })));
   }
 
   /**
@@ -58,7 +56,7 @@ export class RouteTable {
     const path = routerPath(target);
     const methods = new Set<string>();
     for (const r of this.routes) if (r.pattern.test(path)) r.methods.forEach((m) => methods.add(m));
-    return [...methods].filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
+    return [...methods].sort();
   }
 }
 

@@ -64,10 +64,7 @@ async function helmetHeaders(options: FastifyHelmetOptions): Promise<Record<stri
 }
 
 /** The two sets of security headers: every JSON answer's, and Swagger UI's pages'. */
-export interface SecurityHeaders {
-  api: Record<string, string>;
-  docs: Record<string, string>;
-}
+export type SecurityHeaders = Record<'api' | 'docs', Record<string, string>>;
 
 /**
  * Security headers for a JSON API (docs/api.md §6), on every response, errors included:

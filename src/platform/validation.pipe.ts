@@ -113,10 +113,7 @@ export function memoizeValidationMetadata(storage: MetadataStorage = getMetadata
   storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
     const key = `${schema}|${always}|${strictGroups}|${groups?.join(',') ?? ''}`;
     let byOptions = lookups.get(target);
-    if (!byOptions) {
-      byOptions = new Map<string, ValidationMetadata[]>();
-      lookups.set(target, byOptions);
-    }
+    if (!byOptions) lookups.set(target, (byOptions = new Map<string, ValidationMetadata[]>()));
     let found = byOptions.get(key);
     if (!found) byOptions.set(key, (found = lookup(target, schema, always, strictGroups, groups)));
     return found;

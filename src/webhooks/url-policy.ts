@@ -22,14 +22,10 @@ export function isPublicAddress(address: string): boolean {
     if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
     else if (v6.match(IPV4_COMPATIBLE)) return false;
   }
-  if (
-    CLOUD_INTERNAL.some(
-      ([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits),
-    )
-  ) {
-    return false;
-  }
-  return parsed.range() === 'unicast';
+  const cloudInternal = CLOUD_INTERNAL.some(
+    ([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits),
+  );
+  return !cloudInternal && parsed.range() === 'unicast';
 }
 
 /**

@@ -186,10 +186,8 @@ export class WebhookSender {
           let error: string | null = null;
           if (status >= 300 && status < 400) error = `redirect (${status}) not followed`;
           else if (!ok) error = `answered ${status}`;
-          // The outcome is the status; the attempt (and its slot) lasts until the body is read
-          // or cut: past BODY_MAX_BYTES or the timeout (the attempt's timer), the connection is
-          // closed. So a receiver that trickles a body holds no more connections than it has
-          // attempts at once.
+          // The attempt (and its slot) lasts until the body is read or cut (BODY_MAX_BYTES, or
+          // the timer): a receiver that trickles a body holds no more connections than attempts.
           answer = res;
           let read = 0;
           res.on('data', (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-import { etagOf } from '../../src/platform/etag';
+import { etagOf } from '../../src/common/etag';
 import { TestApp, TestTenant, expectErrorEnvelope, resourceClient } from '../helpers/test-app';
 import { TEST_DIALECT } from '../helpers/test-database';
 import {

@@ -1,4 +1,4 @@
-import { etagOf } from '../../src/platform/etag';
+import { etagOf } from '../../src/common/etag';
 import {
   TestApp,
   TestTenant,

@@ -1,4 +1,4 @@
-import { etagOf } from '../../src/platform/etag';
+import { etagOf } from '../../src/common/etag';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { ACCOUNT_KEYS, createAccount, decide } from '../helpers/external-accounts-factory';

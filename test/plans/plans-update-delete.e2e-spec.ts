@@ -1,6 +1,6 @@
 import { BillableMetric } from '../../src/catalog/entities/billable-metric.entity';
 import { Product } from '../../src/catalog/entities/product.entity';
-import { etagOf } from '../../src/platform/etag';
+import { etagOf } from '../../src/common/etag';
 import { createPlan, createPrice } from '../helpers/plans-factory';
 import { ISO, UNKNOWN_PRICE, fields, plansSuite } from '../helpers/plans-suite';
 import { TEST_DIALECT } from '../helpers/test-database';

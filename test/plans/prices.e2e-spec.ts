@@ -1,6 +1,6 @@
 import { BillableMetric } from '../../src/catalog/entities/billable-metric.entity';
 import { Product } from '../../src/catalog/entities/product.entity';
-import { etagOf } from '../../src/platform/etag';
+import { etagOf } from '../../src/common/etag';
 import { Price } from '../../src/plans/entities/price.entity';
 import { createCatalog } from '../helpers/catalog-factory';
 import { createPlan, createPrice } from '../helpers/plans-factory';

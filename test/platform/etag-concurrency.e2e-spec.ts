@@ -1,5 +1,5 @@
 import { ProductsRepository } from '../../src/catalog/products.repository';
-import { etagOf } from '../../src/platform/etag';
+import { etagOf } from '../../src/common/etag';
 import { TEST_DIALECT } from '../helpers/test-database';
 import { TestApp, TestTenant, expectErrorEnvelope, startTestApp } from '../helpers/test-app';
 import { createAccount, usAccount } from '../helpers/external-accounts-factory';

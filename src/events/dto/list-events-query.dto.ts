@@ -1,6 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
-import { IsIdShape, ToInteger } from '../../common/validation/decorators';
+import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
+import { ListQueryDto } from '../../common/dto/list-query.dto';
+import { IsIdShape } from '../../common/validation/decorators';
 import { EVENT_PREFIXES, EVENT_TYPES } from '../event-types';
 
 /** A page is taken on one side of one cursor: `endingBefore` with `startingAfter` is refused. */
@@ -20,16 +21,7 @@ function NotWithStartingAfter(): PropertyDecorator {
 }
 
 /** The size of a cursor page (docs/api.md §4): `GET /v0/events` and `GET /v0/usageEvents`. */
-export class CursorPageQueryDto {
-  /** How many events to return, 1-100. */
-  @IsOptional()
-  @ToInteger()
-  @IsInt({ message: 'must be a whole number from 1 to 100' })
-  @Min(1, { message: 'must be a whole number from 1 to 100' })
-  @Max(100, { message: 'must be a whole number from 1 to 100' })
-  @ApiPropertyOptional({ type: 'integer' })
-  limit: number = 10;
-}
+export class CursorPageQueryDto extends PickType(ListQueryDto, ['limit']) {}
 
 /** `GET /v0/events`: a cursor page (docs/api.md §4), optionally of one type or resource. */
 export class ListEventsQueryDto extends CursorPageQueryDto {

@@ -361,8 +361,7 @@ function replay(
 ): unknown {
   const status = record.responseStatus ?? 200;
   void reply.code(status);
-  // The response being replaced may carry a Content-Type the
-  // stored response did not have (a 204).
+  // The response being replaced may carry a Content-Type the stored response did not have (a 204).
   const stored = record.responseHeaders ?? {};
   for (const name of STORED_HEADERS) if (!(name in stored)) reply.removeHeader(name);
   reply.removeHeader('etag'); // the replaced response's: etagOnSend tags the stored body
