@@ -112,7 +112,19 @@ export class Database {
     hook?: CommitHook,
     options: UnitOptions = {},
   ): Promise<T> {
-    return this.timed('transaction', () => this.runTransaction(work, hook, options));
+    const armed = hook?.armed ? hook : undefined;
+    const unit = async (manager: EntityManager) => {
+      const result = await work(manager);
+      if (armed) await armed.run(manager, result);
+      return result;
+    };
+    return this.timed('transaction', async () => {
+      const result = this.sqliteLock
+        ? await this.sqliteTransaction(unit, options.first ? 1 : 0)
+        : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
+      armed?.settle();
+      return result;
+    });
   }
 
   /**
@@ -131,24 +143,6 @@ export class Database {
     } finally {
       timing?.(kind, (performance.now() - started) / 1000);
     }
-  }
-
-  private async runTransaction<T>(
-    work: (manager: EntityManager) => Promise<T>,
-    hook?: CommitHook,
-    options: UnitOptions = {},
-  ): Promise<T> {
-    const armed = hook?.armed ? hook : undefined;
-    const unit = async (manager: EntityManager) => {
-      const result = await work(manager);
-      if (armed) await armed.run(manager, result);
-      return result;
-    };
-    const result = this.sqliteLock
-      ? await this.sqliteTransaction(unit, options.first ? 1 : 0)
-      : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
-    armed?.settle();
-    return result;
   }
 
   private async postgresTransaction<T>(
