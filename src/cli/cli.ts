@@ -113,8 +113,6 @@ async function apiKeysCommand(
       return { data: await service.listApiKeys(required(values, 'organization')) };
     case 'api-keys:revoke':
       return service.revokeApiKey(required(values, 'id'));
-    default:
-      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 
@@ -154,8 +152,6 @@ async function verificationCommand(
         reason,
       });
     }
-    default:
-      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 
