@@ -8,12 +8,10 @@ import { DateUtils } from 'typeorm/util/DateUtils';
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
-/** `indexSearchesOnly` on PostgreSQL: SET LOCAL of three planner settings, one statement. */
 const INDEX_SEARCHES_ONLY =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true), " +
   "set_config('enable_incremental_sort', 'off', true)";
 
-/** How a `snapshot` unit begins on PostgreSQL: one state for all its statements, no writes. */
 const SNAPSHOT_BEGIN = 'START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY';
 
 /**
