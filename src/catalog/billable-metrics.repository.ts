@@ -59,10 +59,9 @@ export class BillableMetricsRepository {
     filter: { productId?: string },
     page: { limit: number; offset: number },
   ): Promise<[BillableMetric[], number]> {
-    const where: FindOptionsWhere<BillableMetric> = ownedBy(tenant);
-    if (filter.productId !== undefined) where.productId = filter.productId;
     return m.findAndCount(BillableMetric, {
-      where,
+      // Without a productId filter it is undefined, which TypeORM leaves out of the WHERE.
+      where: { ...ownedBy(tenant), productId: filter.productId },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: page.limit,
       skip: page.offset,

@@ -113,8 +113,6 @@ async function apiKeysCommand(
       return { data: await service.listApiKeys(required(values, 'organization')) };
     case 'api-keys:revoke':
       return service.revokeApiKey(required(values, 'id'));
-    default:
-      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 
@@ -154,8 +152,6 @@ async function verificationCommand(
         reason,
       });
     }
-    default:
-      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 
@@ -214,8 +210,7 @@ export async function main(argv: string[]): Promise<number> {
       );
     } else {
       dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: true });
-      await dataSource.initialize();
-      await dataSource.runMigrations({ transaction: 'each' });
+      await dataSource.initialize(); // migrationsRun: the schema is brought up to date first
       const service = new ApiKeysService(new Database(dataSource, config.database.kind));
       result = await apiKeysCommand(service, command, values);
     }

@@ -17,9 +17,6 @@ export function sqliteConnection(dataSource: DataSource): Sqlite.Database | unde
     .databaseConnection;
 }
 
-/** Every entity file of every module; the Nest app also registers them through forFeature. */
-export const ENTITY_GLOB = join(__dirname, '..', '**', '*.entity.{ts,js}');
-
 /**
  * The TypeORM options for a configured database: migrations per dialect, never synchronize, and
  * the entities' dialect-dependent column types set for it.
@@ -33,10 +30,10 @@ export function dataSourceOptions(
     name: 'billing-api',
   },
 ): DataSourceOptions {
-  // The entities' column types follow the configured dialect (see column-types.ts).
   useDialect(database.kind);
   const common = {
-    entities: [ENTITY_GLOB],
+    // Every entity file of every module; the Nest app also registers them through forFeature.
+    entities: [join(__dirname, '..', '**', '*.entity.{ts,js}')],
     synchronize: false,
     migrationsRun: false,
     migrationsTableName: 'typeorm_migrations',

@@ -8,12 +8,10 @@ import { DateUtils } from 'typeorm/util/DateUtils';
 
 const RETRYABLE_POSTGRES = new Set(['40001', '40P01']); // serialization failure, deadlock
 
-/** `indexSearchesOnly` on PostgreSQL: SET LOCAL of three planner settings, one statement. */
 const INDEX_SEARCHES_ONLY =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true), " +
   "set_config('enable_incremental_sort', 'off', true)";
 
-/** How a `snapshot` unit begins on PostgreSQL: one state for all its statements, no writes. */
 const SNAPSHOT_BEGIN = 'START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY';
 
 /**
@@ -112,7 +110,19 @@ export class Database {
     hook?: CommitHook,
     options: UnitOptions = {},
   ): Promise<T> {
-    return this.timed('transaction', () => this.runTransaction(work, hook, options));
+    const armed = hook?.armed ? hook : undefined;
+    const unit = async (manager: EntityManager) => {
+      const result = await work(manager);
+      if (armed) await armed.run(manager, result);
+      return result;
+    };
+    return this.timed('transaction', async () => {
+      const result = this.sqliteLock
+        ? await this.sqliteTransaction(unit, options.first ? 1 : 0)
+        : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
+      armed?.settle();
+      return result;
+    });
   }
 
   /**
@@ -131,24 +141,6 @@ export class Database {
     } finally {
       timing?.(kind, (performance.now() - started) / 1000);
     }
-  }
-
-  private async runTransaction<T>(
-    work: (manager: EntityManager) => Promise<T>,
-    hook?: CommitHook,
-    options: UnitOptions = {},
-  ): Promise<T> {
-    const armed = hook?.armed ? hook : undefined;
-    const unit = async (manager: EntityManager) => {
-      const result = await work(manager);
-      if (armed) await armed.run(manager, result);
-      return result;
-    };
-    const result = this.sqliteLock
-      ? await this.sqliteTransaction(unit, options.first ? 1 : 0)
-      : await this.postgresTransaction(unit, options.first ? this.firstLane : undefined);
-    armed?.settle();
-    return result;
   }
 
   private async postgresTransaction<T>(

@@ -2,6 +2,8 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { Database } from './database';
 
+type Settings = { autovacuum: boolean; trackCounts: boolean };
+
 const SETTINGS_SQL =
   `SELECT current_setting('autovacuum')::boolean AS "autovacuum", ` +
   `current_setting('track_counts')::boolean AS "trackCounts"`;
@@ -35,14 +37,11 @@ export class MaintenanceCheck implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.db.isPostgres) return;
-    let state: { autovacuum: boolean; trackCounts: boolean; tablesOff: string[] };
+    let state: Settings & { tablesOff: string[] };
     try {
       // `trackCounts`: without it autovacuum never starts; `tablesOff`: this service's tables
       // kept out of autovacuum (`autovacuum_enabled = false`).
-      const [settings] =
-        await this.db.dataSource.query<{ autovacuum: boolean; trackCounts: boolean }[]>(
-          SETTINGS_SQL,
-        );
+      const [settings] = await this.db.dataSource.query<Settings[]>(SETTINGS_SQL);
       const tables = await this.db.dataSource.query<{ name: string }[]>(TABLES_OFF_SQL);
       state = { ...settings, tablesOff: tables.map((t) => t.name) };
     } catch (err) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
+import { EntityManager, In, IsNull } from 'typeorm';
 import { Tenant, ownedBy } from '../common/tenant';
 import { Database } from '../database/database';
 import { claimLock } from '../database/lease-poller';
@@ -33,15 +33,15 @@ export class ExternalAccountsRepository {
     filter: Partial<Pick<ExternalBankAccount, 'status' | 'currency' | 'countryCode'>>,
     page: { limit: number; offset: number },
   ): Promise<[ExternalBankAccount[], number]> {
-    const where: FindOptionsWhere<ExternalBankAccount> = {
-      ...ownedBy(tenant),
-      deletedAt: IsNull(),
-    };
-    if (filter.status !== undefined) where.status = filter.status;
-    if (filter.currency !== undefined) where.currency = filter.currency;
-    if (filter.countryCode !== undefined) where.countryCode = filter.countryCode;
     return m.findAndCount(ExternalBankAccount, {
-      where,
+      // A filter left out is undefined, which TypeORM leaves out of the WHERE.
+      where: {
+        ...ownedBy(tenant),
+        deletedAt: IsNull(),
+        status: filter.status,
+        currency: filter.currency,
+        countryCode: filter.countryCode,
+      },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: page.limit,
       skip: page.offset,
@@ -99,11 +99,8 @@ export class ExternalAccountsRepository {
         .orderBy('a.verificationDueAt', 'ASC')
         .limit(limit),
     ).getMany();
-    await this.setDue(
-      m,
-      due.map((a) => a.id),
-      leaseUntil,
-    );
+    const ids = due.map((a) => a.id);
+    await this.setDue(m, ids, leaseUntil);
     return due;
   }
 
@@ -129,12 +126,7 @@ export class ExternalAccountsRepository {
     const result = await m.update(
       ExternalBankAccount,
       { id, verificationSubmission: submission, status: 'pending', deletedAt: IsNull() },
-      {
-        status: outcome.status,
-        statusReason: outcome.statusReason,
-        updatedAt: outcome.updatedAt,
-        verificationDueAt: null,
-      },
+      { ...outcome, verificationDueAt: null },
     );
     return result.affected === 1;
   }

@@ -109,11 +109,8 @@ export class PlanPricesService {
   ): Promise<Map<string, LoadedPrice>> {
     if (ids.length === 0) return new Map();
     const prices = await this.prices.findMany(m, tenant, ids, lock);
-    const products = await this.catalog.productsOfMetrics(
-      m,
-      tenant,
-      prices.map((p) => p.billableMetricId),
-    );
+    const metricIds = prices.map((p) => p.billableMetricId);
+    const products = await this.catalog.productsOfMetrics(m, tenant, metricIds);
     const loaded = new Map<string, LoadedPrice>();
     for (const price of prices) {
       const metricProductId = products.get(price.billableMetricId);

@@ -159,10 +159,7 @@ export class VerificationService {
     const after = toExternalBankAccountResponse(next);
     await this.events.record(m, {
       principal: { organizationId: account.organizationId, livemode: account.livemode },
-      type:
-        outcome.status === 'verified'
-          ? 'externalBankAccount.verified'
-          : 'externalBankAccount.errored',
+      type: `externalBankAccount.${outcome.status}`,
       object: after,
       previousAttributes: EventsService.changes(before, after),
       request: null,
