@@ -1,4 +1,3 @@
-import { randomFillSync } from 'node:crypto';
 import { encodeTime, monotonicFactory } from 'ulid';
 
 /** Every identifier prefix the API hands out (docs/api.md §1). */
@@ -50,24 +49,10 @@ export const RESOURCE_NAMES = {
 /** A resource a client reaches by id (see RESOURCE_NAMES). */
 export type NamedResource = keyof typeof RESOURCE_NAMES;
 
-/**
- * ulid's PRNG draws one byte per character from the crypto module; here the bytes come from a
- * pool refilled 4 KB at a time from the same source (one call per ~250 ids instead of 16 per
- * id). A byte / 256 picks each of the 32 characters with equal chance, as ulid's own does.
- */
-const pool = Buffer.alloc(4096);
-let next = pool.length;
-function pooledRandom(): number {
-  if (next === pool.length) {
-    randomFillSync(pool);
-    next = 0;
-  }
-  return pool[next++] / 256;
-}
-
 // ULIDs: 48 bits of time and 80 random bits in Crockford base32, so ids sort by creation time and
-// a later id never sorts before an earlier one made in the same process.
-const ulid = monotonicFactory(pooledRandom);
+// a later id never sorts before an earlier one made in the same process; the random bits come
+// from the crypto module (ulid's own source).
+const ulid = monotonicFactory();
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
